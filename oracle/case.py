@@ -1,0 +1,148 @@
+"""Case: one call of one documented op, as pure data (see docs/CASES.md for each op's fields)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from .codec import CodecError, decode_array, decode_scalar, encode_array, encode_scalar
+
+OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
+ORIGINS = ("doc-example", "error-case", "generated", "regression")
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    op: str
+    inputs: Mapping[str, np.ndarray]
+    params: Mapping
+    clauses: tuple = ()
+    origin: str = "generated"
+    label: str = ""          # short human text used in test ids ("min>max -> max")
+    id: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        if self.op not in OPS:
+            raise CodecError(f"unknown op {self.op!r}; ops are {', '.join(OPS)}")
+        if self.origin not in ORIGINS:
+            raise CodecError(f"unknown origin {self.origin!r}; origins are {', '.join(ORIGINS)}")
+        inputs = {k: np.asarray(v) for k, v in dict(self.inputs).items()}
+        for a in inputs.values():
+            a.setflags(write=False)   # a case is immutable; adapters must copy before writing
+        object.__setattr__(self, "inputs", MappingProxyType(inputs))
+        object.__setattr__(self, "params", _freeze(self.params))
+        object.__setattr__(self, "clauses", tuple(self.clauses))
+        if not self.id:
+            object.__setattr__(self, "id", content_id(self.op, inputs, self.params))
+
+    def __eq__(self, other):
+        return isinstance(other, Case) and self.id == other.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "op": self.op, "origin": self.origin, "label": self.label,
+                "clauses": list(self.clauses),
+                "inputs": {k: encode_array(v) for k, v in sorted(self.inputs.items())},
+                "params": encode_params(self.params)}
+
+    @classmethod
+    def from_json(cls, obj) -> "Case":
+        if not isinstance(obj, dict):
+            raise CodecError(f"a case must be a JSON object, got {type(obj).__name__}")
+        missing = {"id", "op", "inputs", "params"} - set(obj)
+        if missing:
+            raise CodecError(f"case lacks {', '.join(sorted(missing))}")
+        if not isinstance(obj["inputs"], dict) or not isinstance(obj["params"], dict):
+            raise CodecError("case inputs and params must be objects")
+        clauses = obj.get("clauses", [])
+        if not isinstance(clauses, list) or not all(isinstance(c, str) for c in clauses):
+            raise CodecError("case clauses must be a list of strings")
+        case = cls(op=obj["op"], inputs={k: decode_array(v) for k, v in obj["inputs"].items()},
+                   params=decode_params(obj["params"]), clauses=tuple(clauses),
+                   origin=obj.get("origin", "generated"), label=str(obj.get("label", "")))
+        if case.id != obj["id"]:
+            raise CodecError(f"case id {obj['id']!r} does not match its content (hash {case.id})")
+        return case
+
+    def dtypes(self) -> tuple:
+        return tuple(sorted({str(a.dtype) for a in self.inputs.values()}))
+
+
+def content_id(op, inputs, params) -> str:
+    payload = json.dumps({"op": op, "inputs": {k: encode_array(v) for k, v in sorted(inputs.items())},
+                          "params": encode_params(params)}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def encode_params(p):
+    """Params are JSON-able data; floats JSON cannot hold are tagged (codec.encode_scalar)."""
+    if isinstance(p, Mapping):
+        return {str(k): encode_params(v) for k, v in p.items()}
+    if isinstance(p, (list, tuple)):
+        return [encode_params(v) for v in p]
+    return encode_scalar(p)
+
+
+def decode_params(p):
+    if isinstance(p, dict):
+        if set(p) == {"float"}:
+            return decode_scalar(p)
+        return {k: decode_params(v) for k, v in p.items()}
+    if isinstance(p, list):
+        return [decode_params(v) for v in p]
+    return decode_scalar(p)
+
+
+def _freeze(p):
+    # Params stay plain dicts/lists for ease of use; encode once to validate they are JSON-able.
+    encode_params(p)
+    return MappingProxyType(dict(p))
+
+
+# ---- setitem keys as data ---------------------------------------------------------------
+# key element: int | true/false | "..." | {"slice": [start, stop, step]} | {"tensor": input_name}
+# a slice bound may itself be {"tensor": name} (the scatter form a[d:indices]).
+# a tuple key is {"tuple": [elements]}.
+
+def decode_key(key, inputs):
+    """Turn the data form of a setitem key into the Python key a user would write."""
+    if isinstance(key, Mapping) and "tuple" in key:
+        return tuple(_decode_key_elem(e, inputs) for e in key["tuple"])
+    return _decode_key_elem(key, inputs)
+
+
+def _decode_key_elem(e, inputs):
+    if e == "...":
+        return Ellipsis
+    if isinstance(e, bool) or isinstance(e, int) or isinstance(e, float):
+        return e
+    if isinstance(e, Mapping) and "slice" in e:
+        return slice(*(_decode_key_elem(b, inputs) if b is not None else None for b in e["slice"]))
+    if isinstance(e, Mapping) and "tensor" in e:
+        return inputs[e["tensor"]]
+    raise CodecError(f"bad setitem key element {e!r}")
+
+
+def key_text(key) -> str:
+    """The key as a user writes it inside a[...], tensor refs by name."""
+    def one(e):
+        if e == "...":
+            return "..."
+        if isinstance(e, Mapping) and "slice" in e:
+            parts = ["" if b is None else (b["tensor"] if isinstance(b, Mapping) else repr(b)) for b in e["slice"]]
+            while len(parts) > 2 and parts[-1] == "":
+                parts.pop()
+            return ":".join(parts)
+        if isinstance(e, Mapping) and "tensor" in e:
+            return e["tensor"]
+        return repr(e)
+    if isinstance(key, Mapping) and "tuple" in key:
+        items = [one(e) for e in key["tuple"]]
+        return ", ".join(items) + ("," if len(items) == 1 else "")
+    return one(key)
