@@ -30,7 +30,11 @@ class Outcome:
     @classmethod
     def raised(cls, exc: BaseException, stderr: str = ""):
         mro = tuple(c.__name__ for c in type(exc).__mro__)
-        return cls(RAISED, exc_type=type(exc).__name__, exc_mro=mro, message=str(exc)[:4000], stderr=stderr)
+        try:
+            message = str(exc)
+        except BaseException as e:   # a framework exception whose __str__ itself fails
+            message = f"<str() of the {type(exc).__name__} raised {type(e).__name__}>"
+        return cls(RAISED, exc_type=type(exc).__name__, exc_mro=mro, message=message[:4000], stderr=stderr)
 
     @classmethod
     def not_applicable(cls, reason: str):

@@ -144,5 +144,7 @@ def key_text(key) -> str:
         return repr(e)
     if isinstance(key, Mapping) and "tuple" in key:
         items = [one(e) for e in key["tuple"]]
+        if not items:
+            return "()"     # a[()] : the empty tuple key of a 0-d tensor
         return ", ".join(items) + ("," if len(items) == 1 else "")
     return one(key)

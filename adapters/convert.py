@@ -1,0 +1,156 @@
+"""NumPy <-> torch / mindspore conversion, exact for every dtype the suite knows.
+
+bf16 goes through its raw 16 bits (an int16 view on both sides): a detour
+through float32 would be exact for ordinary values but is allowed to quiet or
+rewrite NaN payloads, and the suite compares bit for bit.  Every conversion
+copies: case arrays are read-only and a framework may write into a buffer it
+shares with NumPy.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from oracle.dtypes import BFLOAT16
+
+
+def is_bf16(a) -> bool:
+    return np.asarray(a).dtype == BFLOAT16
+
+
+# ---- torch ------------------------------------------------------------------------------
+
+def torch_dtype(name: str):
+    import torch
+    return getattr(torch, name)          # the suite's dtype names are torch's attribute names
+
+
+def to_torch(a: np.ndarray):
+    import torch
+    a = np.asarray(a)
+    if is_bf16(a):
+        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(a.copy())
+
+
+def from_torch(t) -> np.ndarray:
+    import torch
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view(BFLOAT16).copy()
+    return t.numpy().copy()
+
+
+# ---- mindspore --------------------------------------------------------------------------
+
+_MS_NAMES = {"bool": "bool_", "bfloat16": "bfloat16"}
+
+
+def ms_dtype(name: str):
+    import mindspore as ms
+    return getattr(ms, _MS_NAMES.get(name, name))
+
+
+def to_ms(a: np.ndarray):
+    import mindspore as ms
+    a = np.asarray(a)
+    if is_bf16(a):
+        return ms.Tensor(a.view(np.int16).copy()).view(ms.bfloat16)
+    return ms.Tensor(a.copy())
+
+
+def from_ms(t) -> np.ndarray:
+    import mindspore as ms
+    if t.dtype == ms.bfloat16:
+        return t.contiguous().view(ms.int16).asnumpy().view(BFLOAT16).copy()
+    return np.array(t.asnumpy(), copy=True)
+
+
+# ---- reading back what a call left behind -------------------------------------------------
+
+READBACK_LIMIT = 1 << 26      # elements; the results codec refuses more anyway (oracle.codec.MAX_ELEMENTS)
+
+
+def unreadable(shape) -> str:
+    """Why a tensor of this shape cannot become a NumPy array ('' when it can).
+
+    A framework may accept a size the document forbids (a negative entry) or one
+    that no memory could hold; the call still returned, so that is what is reported.
+    """
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        return f"shape {list(shape)} has a negative entry"
+    n = 1
+    for s in shape:
+        n *= s
+    if n > READBACK_LIMIT:
+        return f"shape {list(shape)} has {n} elements, over the read-back limit of {READBACK_LIMIT}"
+    return ""
+
+
+# ---- case -> call arguments, shared by the framework adapters ----------------------------
+
+def key(case, tensors):
+    """The setitem key as the user writes it, tensor refs replaced by framework tensors."""
+    from oracle.case import decode_key
+    return decode_key(case.params["key"], tensors)
+
+
+SET_KWARGS = ("storage_offset", "size", "stride")
+
+
+def set_kwargs(case) -> dict:
+    # Passed iff present and exactly as given (docs/CASES.md): wrong types are cases too.
+    return {k: case.params[k] for k in SET_KWARGS if k in case.params}
+
+
+def set_source(case, tensors, make_storage, make_view):
+    """(the source object passed to set_, the tensor whose values are read back after the probe).
+
+    kind `storage`: a Storage over inputs.source, re-read as the whole 1-D storage;
+    kind `tensor`: inputs.source, or the view params.source_view describes over it.
+    """
+    kind = case.params.get("source_kind", "none")
+    if kind == "none":
+        return None, None
+    base = tensors["source"]
+    if kind == "storage":
+        return make_storage(base), base
+    view = case.params.get("source_view")
+    if view is None:
+        return base, base
+    src = make_view(base, view["offset"], tuple(view["size"]), tuple(view["stride"]))
+    return src, src
+
+
+# ---- repro snippets ----------------------------------------------------------------------
+
+def repro_text(case, native_api: str, imports: str, tensor_text, call_lines) -> str:
+    """A runnable snippet: imports, every input rebuilt exactly, then the adapter's call lines.
+
+    `tensor_text(np_expr, array)` wraps repro.array_literal's exact NumPy expression
+    into the framework's constructor.
+    """
+    from .repro import array_literal, header_comment, imports_for
+    lines = [header_comment(case) + f" via {native_api}", *imports_for(case), imports]
+    lines += [f"{name} = {tensor_text(array_literal(a), a)}" for name, a in sorted(case.inputs.items())]
+    lines += call_lines
+    return "\n".join(lines) + "\n"
+
+
+def py_literal(v) -> str:
+    from .repro import scalar_text
+    return scalar_text(v)
+
+
+def value_text(case, inputs_name="value"):
+    """setitem / scatter value: the tensor's variable name, or the scalar literal."""
+    return inputs_name if inputs_name in case.inputs else py_literal(case.params["value"])
+
+
+def setitem_key_text(case) -> str:
+    from oracle.case import key_text
+    return key_text(case.params["key"])
+
+
+def set_kwargs_text(case) -> str:
+    return "".join(f", {k}={py_literal(v)}" for k, v in set_kwargs(case).items())

@@ -1,0 +1,357 @@
+"""mindspore (CPU) as a candidate, plus its second native variants reported separately.
+
+| op             | MindsporeAdapter ("mindspore")                         | MindsporeVariantAdapter ("mindspore-variants") |
+|----------------|--------------------------------------------------------|------------------------------------------------|
+| setitem        | `Tensor.__setitem__`                                   | n/a                                            |
+| clip           | `ops.clamp(x, min, max)`                               | `ops.clip_by_value(x, min, max)`               |
+| scatter        | `ops.tensor_scatter_elements` / `Tensor.scatter_`      | `ops.scatter(input, dim, index, src)`          |
+| scatter_nd_add | `ops.scatter_nd_add` on a `Parameter`                  | n/a                                            |
+| set_           | `Tensor.set_` (a storage is `Tensor.untyped_storage()`)| n/a                                            |
+
+mindspore is imported in setup() only: it costs ~2 s and 400 MB, and a process
+that merely lists adapters must not pay that.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+
+from . import convert
+from .base import RETURNED, Adapter, Outcome
+from .convert import from_ms, ms_dtype, py_literal, to_ms
+
+PIN = "2.10.0"
+
+
+class MindsporeAdapter(Adapter):
+    name = "mindspore"
+    execution = "mindspore (CPU, synchronous kernel launches) in a worker process"
+    package = "mindspore"
+    ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
+
+    def __init__(self):
+        self._ms = None
+        self._capture = None
+
+    def version(self) -> str:
+        ok, _ = self.available()
+        if not ok:
+            return "unavailable"
+        from importlib.metadata import version
+        return version(self.package)
+
+    def available(self) -> tuple:
+        if importlib.util.find_spec(self.package) is None:
+            return False, f"package {self.package!r} is not installed (pip install mindspore=={PIN})"
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            v = version(self.package)
+        except PackageNotFoundError:
+            return False, f"package {self.package!r} has no distribution metadata"
+        if v != PIN:
+            return False, f"mindspore {v} is installed; this adapter was verified against {PIN}"
+        import numpy
+        if int(numpy.__version__.split(".")[0]) >= 2:
+            return False, f"mindspore {PIN} needs NumPy 1.x; NumPy {numpy.__version__} is installed"
+        return True, ""
+
+    def setup(self) -> None:
+        # Only [ERROR] lines: the reason of a failure.  A user's own GLOG_v wins.
+        os.environ.setdefault("GLOG_v", "3")
+        import mindspore as ms
+        ms.set_device("CPU")
+        # Without this an error surfaces at a later sync, on another case's tensor.
+        ms.runtime.launch_blocking()
+        self._ms = ms
+        self._capture = FdCapture(2)
+
+    def supports(self, op: str, dtypes=()) -> tuple:
+        if op not in self.ops:
+            return False, f"{self.name} has no mapping for {op}"
+        return True, ""
+
+    def native_api(self, op: str, case=None) -> str:
+        p = case.params if case is not None else {}
+        if op == "scatter":
+            return "mindspore.Tensor.scatter_" if p.get("inplace") else "mindspore.ops.tensor_scatter_elements"
+        return {"setitem": "mindspore.Tensor.__setitem__", "clip": "mindspore.ops.clamp",
+                "scatter_nd_add": "mindspore.ops.scatter_nd_add(Parameter)",
+                "set_": "mindspore.Tensor.set_ (probe written with Tensor.copy_, else self[:] or self[()] = probe)"}.get(op, op)
+
+    def run(self, case) -> Outcome:
+        if self._ms is None:
+            self.setup()
+        api = self.native_api(case.op, case)
+        with self._capture as cap:
+            try:
+                outcome = self._run(case)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:      # the framework's failure is the result, whatever it is
+                outcome = Outcome.raised(e)
+        if outcome.kind == "raised":
+            outcome.stderr = error_lines(cap.text)
+            outcome.message = _strip_rules(outcome.message)
+        outcome.native_api = api
+        return outcome
+
+    def _run(self, case) -> Outcome:
+        return _RUNNERS[case.op](self._ms, case)
+
+    def repro(self, case) -> str:
+        return convert.repro_text(case, self.native_api(case.op, case), _IMPORTS, _tensor_text,
+                                  _call_lines(case, variant=False))
+
+
+class MindsporeVariantAdapter(MindsporeAdapter):
+    """The second native API mindspore offers for clip and scatter, reported on its own."""
+    name = "mindspore-variants"
+    ops = ("clip", "scatter")
+
+    def native_api(self, op: str, case=None) -> str:
+        return {"clip": "mindspore.ops.clip_by_value", "scatter": "mindspore.ops.scatter"}.get(op, op)
+
+    def _run(self, case) -> Outcome:
+        if case.op == "clip":
+            return _clip(self._ms, case, self._ms.ops.clip_by_value)
+        if case.op == "scatter":
+            return _scatter_variant(self._ms, case)
+        return Outcome.not_applicable(f"{self.name} maps only {', '.join(self.ops)}")
+
+    def repro(self, case) -> str:
+        return convert.repro_text(case, self.native_api(case.op, case), _IMPORTS, _tensor_text,
+                                  _call_lines(case, variant=True))
+
+
+# ---- one function per op: convert, call, read back the original objects -----------------------
+
+def _inputs(case):
+    return {k: to_ms(v) for k, v in case.inputs.items()}
+
+
+def _setitem(ms, case):
+    t = _inputs(case)
+    target = t["target"]
+    target[convert.key(case, t)] = t["value"] if "value" in t else case.params["value"]
+    return Outcome.returned(target=from_ms(target))
+
+
+def _bound(ms, case, t, which):
+    spec = case.params.get(which)
+    if spec is None:
+        return None
+    if spec["kind"] == "tensor":
+        return t[which]
+    if spec["kind"] == "element":
+        return ms.Tensor(spec["value"], dtype=ms_dtype(spec["dtype"]))
+    return spec["value"]
+
+
+def _clip(ms, case, fn=None):
+    t = _inputs(case)
+    x = t["x"]
+    out = (fn or ms.ops.clamp)(x, _bound(ms, case, t, "min"), _bound(ms, case, t, "max"))
+    return Outcome.returned(out=from_ms(out), x=from_ms(x))
+
+
+def _scatter(ms, case):
+    t = _inputs(case)
+    self_, p = t["input"], case.params
+    src = t["src"] if "src" in t else p["value"]
+    if p.get("inplace"):
+        out = self_.scatter_(p["dim"], t["index"], src)
+    elif "src" in t:
+        out = ms.ops.tensor_scatter_elements(self_, t["index"], src, axis=p["dim"])
+    else:
+        return Outcome.not_applicable(
+            "ops.tensor_scatter_elements takes no scalar value (mindspore-variants runs ops.scatter)")
+    return Outcome.returned(out=from_ms(out), input=from_ms(self_))
+
+
+def _scatter_variant(ms, case):
+    p = case.params
+    if p.get("inplace"):
+        return Outcome.not_applicable("ops.scatter is out of place (mindspore runs Tensor.scatter_)")
+    t = _inputs(case)
+    self_ = t["input"]
+    src = t["src"] if "src" in t else p["value"]
+    out = ms.ops.scatter(self_, p["dim"], t["index"], src)
+    return Outcome.returned(out=from_ms(out), input=from_ms(self_))
+
+
+def _scatter_nd_add(ms, case):
+    t = _inputs(case)
+    x = ms.Parameter(t["x"], name="x")
+    args = [x, t["indices"], t["updates"]]
+    if "use_locking" in case.params:
+        args.append(case.params["use_locking"])
+    out = ms.ops.scatter_nd_add(*args)
+    return Outcome.returned(out=from_ms(out), x=from_ms(x))
+
+
+def _set_(ms, case):
+    t = _inputs(case)
+    target, p = t["target"], case.params
+    source, reread = convert.set_source(case, t, lambda b: b.untyped_storage(), _ms_view)
+    target.set_(*(() if source is None else (source,)), **convert.set_kwargs(case))
+    why = convert.unreadable(target.shape)
+    if why:
+        return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")
+    arrays = {"self": from_ms(target)}
+    if source is not None and "probe" in p:
+        reread_after = _probe(ms, target, arrays["self"], p["probe"], reread)
+        if reread_after is not None:
+            arrays["source_after_fill"] = reread_after
+    return Outcome.returned(**arrays)
+
+
+def _probe(ms, target, before, probe, reread):
+    """Write probe through self; the source's values after, or None if no write landed in self.
+
+    fill_ has no CPU kernel in mindspore 2.10 (InplaceFillScalar unregistered), and
+    copy_ silently writes nothing into some views (offset or 0-d ones); an index write
+    reaches those.  `self[...] = v` is not used: on a set_ view it rebinds self to new
+    memory instead of writing (measured), which would blame set_ for setitem.
+    Only a write that landed in self can show whether the source sees it.
+    """
+    full = np.full(before.shape, probe, before.dtype)
+    writes = (lambda: target.copy_(to_ms(full)),
+              lambda: target.__setitem__(slice(None) if before.ndim else (), probe))
+    for write in writes:
+        try:
+            write()
+            if _all_equal(from_ms(target), full):
+                return None if convert.unreadable(reread.shape) else from_ms(reread)
+        except Exception:
+            continue
+    return None
+
+
+def _ms_view(base, offset, size, stride):
+    # mindspore has no as_strided: its one way to put an arbitrary view over a storage
+    # is set_ itself, on a fresh tensor of the source's dtype.
+    view = to_ms(np.zeros(0, from_ms(base).dtype))
+    view.set_(base.untyped_storage(), offset, list(size), list(stride))
+    return view
+
+
+def _all_equal(a, b) -> bool:
+    return np.array_equal(np.asarray(a).astype(np.float64), np.asarray(b).astype(np.float64), equal_nan=True)
+
+
+class FdCapture:
+    """Collects what C++ code writes to a file descriptor while the block runs, then passes it on.
+
+    mindspore's reason for a failure is an [ERROR] line its C++ logger writes straight
+    to fd 2; Python's sys.stderr never sees it.  One temp file is reused per process.
+    """
+
+    def __init__(self, fd: int):
+        import tempfile
+        self.fd = fd
+        self._file = tempfile.TemporaryFile()
+        self.text = ""
+
+    def __enter__(self):
+        import sys
+        sys.stderr.flush()
+        self._file.seek(0)
+        self._file.truncate()
+        self._saved = os.dup(self.fd)
+        os.dup2(self._file.fileno(), self.fd)
+        return self
+
+    def __exit__(self, *exc):
+        import sys
+        sys.stderr.flush()
+        os.dup2(self._saved, self.fd)
+        os.close(self._saved)
+        self._file.seek(0)
+        raw = self._file.read()
+        if raw:
+            os.write(self.fd, raw)      # the worker's own stderr capture still sees it
+        self.text = raw.decode("utf-8", "replace")
+        return False
+
+
+def _strip_rules(message: str) -> str:
+    # mindspore frames its messages with "-----" rule lines and may start with one; a report
+    # shows the first line, which must be the reason, not a rule.
+    lines = [ln for ln in message.splitlines() if ln.strip() and set(ln.strip()) != {"-"}]
+    return "\n".join(lines)
+
+
+def error_lines(text: str, limit: int = 4000) -> str:
+    lines = [ln for ln in text.splitlines() if "[ERROR]" in ln]
+    return "\n".join(lines)[:limit]
+
+
+_RUNNERS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
+            "scatter_nd_add": _scatter_nd_add, "set_": _set_}
+
+
+# ---- repro snippets in mindspore's own syntax ----------------------------------------------
+
+_IMPORTS = ("import mindspore\nfrom mindspore import Parameter, Tensor, ops\n"
+            'mindspore.set_device("CPU")\nmindspore.runtime.launch_blocking()')
+
+
+def _tensor_text(expr, a):
+    return f"Tensor({expr})"     # mindspore takes ml_dtypes' bfloat16 arrays bit for bit
+
+
+def _bound_text(case, which):
+    spec = case.params.get(which)
+    if spec is None:
+        return "None"
+    if spec["kind"] == "tensor":
+        return which
+    if spec["kind"] == "element":
+        return f"Tensor({py_literal(spec['value'])}, dtype=mindspore.{spec['dtype']})"
+    return py_literal(spec["value"])
+
+
+def _call_lines(case, variant):
+    p = case.params
+    if case.op == "setitem":
+        return [f"target[{convert.setitem_key_text(case)}] = {convert.value_text(case)}", "print(target)"]
+    if case.op == "clip":
+        fn = "ops.clip_by_value" if variant else "ops.clamp"
+        return [f"out = {fn}(x, {_bound_text(case, 'min')}, {_bound_text(case, 'max')})", "print(out, x)"]
+    if case.op == "scatter":
+        src = convert.value_text(case, "src")
+        if variant:
+            call = f"ops.scatter(input, {p['dim']!r}, index, {src})"
+        elif p.get("inplace"):
+            call = f"input.scatter_({p['dim']!r}, index, {src})"
+        else:
+            call = f"ops.tensor_scatter_elements(input, index, {src}, axis={p['dim']!r})"
+        return [f"out = {call}", "print(out, input)"]
+    if case.op == "scatter_nd_add":
+        lock = f", {py_literal(p['use_locking'])}" if "use_locking" in p else ""
+        return ['x = Parameter(x, name="x")', f"out = ops.scatter_nd_add(x, indices, updates{lock})",
+                "print(out, x)"]
+    return _set_lines(case)
+
+
+def _set_lines(case):
+    p = case.params
+    kind = p.get("source_kind", "none")
+    lines, src = [], "source"
+    if kind == "storage":
+        lines.append("src = source.untyped_storage()")
+        src = "src"
+    elif p.get("source_view") is not None:
+        v = p["source_view"]
+        lines += ["base = source", "source = Tensor(np.zeros(0), dtype=base.dtype)",
+                  f"source.set_(base.untyped_storage(), {v['offset']!r}, {list(v['size'])!r}, {list(v['stride'])!r})"]
+    arg = "" if kind == "none" else src
+    kw = convert.set_kwargs_text(case)
+    lines += [f"target.set_({arg}{kw if arg else kw[2:]})", "print(target)"]
+    if kind != "none" and "probe" in p:
+        lines += [f"target.copy_(Tensor(np.full(target.shape, {py_literal(p['probe'])}), dtype=target.dtype))",
+                  "# if copy_ left target unchanged, the adapter writes target[:] = probe (target[()] when 0-d)",
+                  "print(source)"]
+    return lines

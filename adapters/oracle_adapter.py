@@ -1,0 +1,143 @@
+"""The oracle as a candidate: the NumPy reference functions called like any framework's API.
+
+It calls `oracle.setitem/clip/scatter/scatter_nd_add/set_` with the case's
+arguments and reports the outputs of docs/CASES.md, so running the suite
+against it checks the oracle's functions against `oracle.expect` through the
+same judge every other adapter gets.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .base import RAISED, Adapter, Outcome
+
+
+class OracleAdapter(Adapter):
+    name = "oracle"
+    execution = "NumPy reference oracle, in-process Python"
+
+    def version(self) -> str:
+        try:
+            from importlib.metadata import version
+            return version("tensor-conformance")
+        except Exception:
+            return "0.1.0 (source tree)"
+
+    def available(self) -> tuple:
+        try:
+            import oracle
+        except Exception as e:
+            return False, f"cannot import oracle: {e}"
+        missing = [f for f in ("setitem", "clip", "scatter", "scatter_nd_add", "set_", "SpecError")
+                   if not hasattr(oracle, f)]
+        return (not missing), (f"oracle lacks {', '.join(missing)}" if missing else "")
+
+    def native_api(self, op, case=None) -> str:
+        if op == "scatter" and case is not None and case.params.get("inplace"):
+            return "oracle.scatter (as scatter_)"
+        return f"oracle.{op}"
+
+    def run(self, case) -> Outcome:
+        import oracle
+        try:
+            return Outcome.returned(**_CALLS[case.op](oracle, case))
+        except oracle.SpecError as e:
+            return _spec_error(e)
+        except Exception as e:      # Unspecified, or a bug in the oracle: reported like any framework's error
+            return Outcome.raised(e)
+
+    def repro(self, case) -> str:
+        from .repro import generic_repro
+        return "import oracle\n" + generic_repro(case, self.native_api(case.op, case))
+
+
+def _spec_error(e) -> Outcome:
+    # The oracle raises SpecError for every documented error; a candidate raises the documented class,
+    # so report that class with SpecError's bases behind it.
+    out = Outcome.raised(e)
+    documented = getattr(e, "documented", None)
+    if documented:
+        out = Outcome(RAISED, exc_type=documented, exc_mro=(documented, *out.exc_mro),
+                      message=f"[{getattr(e, 'clause', '?')}] {out.message}")
+    return out
+
+
+def _setitem(oracle, case):
+    from oracle.case import decode_key
+    p, inp = case.params, case.inputs
+    key = decode_key(p["key"], inp)
+    value = inp["value"] if "value" in inp else p["value"]
+    return {"target": oracle.setitem(inp["target"], key, value)}
+
+
+def _bound(oracle, case, which):
+    spec = case.params.get(which)
+    if spec is None:
+        return None
+    if spec["kind"] == "tensor":
+        return case.inputs[which]
+    if spec["kind"] == "element":
+        return oracle.Element(spec["value"], spec["dtype"])
+    return spec["value"]
+
+
+def _clip(oracle, case):
+    x = case.inputs["x"].copy()
+    out = oracle.clip(x, min=_bound(oracle, case, "min"), max=_bound(oracle, case, "max"))
+    return {"out": out, "x": x}
+
+
+def _scatter(oracle, case):
+    p, inp = case.params, case.inputs
+    self_ = inp["input"].copy()
+    kw = {"value": p["value"]} if "value" in p else {}
+    out = oracle.scatter(self_, p["dim"], inp["index"], inp.get("src"), **kw)
+    if p.get("inplace"):
+        self_[...] = out        # scatter_ writes into self (SC-INPLACE)
+    return {"out": out, "input": self_}
+
+
+def _scatter_nd_add(oracle, case):
+    inp = case.inputs
+    x = inp["x"].copy()
+    kw = {}
+    if "use_locking" in case.params and "use_locking" in inspect.signature(oracle.scatter_nd_add).parameters:
+        kw["use_locking"] = case.params["use_locking"]
+    out = oracle.scatter_nd_add(x, inp["indices"], inp["updates"], **kw)
+    x[...] = out                # SNA-RETURN: x itself is updated
+    return {"out": out, "x": x}
+
+
+def _set_(oracle, case):
+    p, inp = case.params, case.inputs
+    kind = p.get("source_kind", "none")
+    storage = inp["source"].copy() if "source" in inp else None
+    source = None
+    if kind == "storage":
+        source = oracle.Storage(storage)
+    elif kind == "tensor":
+        source = _view(storage, p.get("source_view"))
+    kw = {k: p[k] for k in ("storage_offset", "size", "stride") if k in p}
+    result = oracle.set_(inp["target"].copy(), source, **kw)
+    outs = {"self": np.array(result, copy=True)}
+    if p.get("probe") is not None and source is not None and result.size:
+        np.copyto(result, p["probe"], casting="unsafe")     # write through self (ST-ALIAS)
+    if source is not None:
+        seen = storage if kind == "storage" else source     # a Storage is seen as its whole 1-D memory
+        outs["source_after_fill"] = np.array(seen, copy=True)
+    return outs
+
+
+def _view(storage, view):
+    if not view:
+        return storage
+    item = storage.itemsize
+    base = storage[view["offset"]:]
+    return np.lib.stride_tricks.as_strided(base, shape=tuple(view["size"]),
+                                           strides=tuple(s * item for s in view["stride"]), writeable=True)
+
+
+_CALLS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
+          "scatter_nd_add": _scatter_nd_add, "set_": _set_}

@@ -1,0 +1,183 @@
+"""pypto as a candidate: real values from pypto 0.2.0's own tensor-graph interpreter on the CPU.
+
+| op      | native API                                                         |
+|---------|--------------------------------------------------------------------|
+| setitem | `target[key] = value` inside a `pypto.frontend.jit` kernel         |
+| clip    | `out[:] = pypto.clip(x, min, max)` inside a kernel                 |
+| scatter | `out[:] = pypto.scatter(input_, dim, index, src)`; `input_.scatter_(...)` |
+
+There is no NPU here.  Each case becomes a jit kernel (adapters/pypto_runtime/kernels.py)
+that pypto parses and compiles up to its tensor graph; pypto's pass-verify
+interpreter runs that graph with its torch-based calculator and dumps every
+parameter that has a golden, and the outputs are read back from those dumps
+(readback.py).  The patches this needs are in patches.py, pinned to pypto 0.2.0.
+scatter_nd_add and set_ have no pypto mapping.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+
+from .base import Adapter, Outcome
+from .convert import to_torch
+from .pypto_runtime import calculator, kernels, patches, readback
+from .pypto_runtime.capture import capture_output
+
+EXECUTION = "pypto 0.2.0, tensor-graph interpreter on CPU"
+NATIVE = {"setitem": "pypto.Tensor.__setitem__", "clip": "pypto.clip", "scatter": "pypto.scatter"}
+
+
+class PyptoAdapter(Adapter):
+    name = "pypto"
+    execution = EXECUTION
+    ops = tuple(NATIVE)
+    case_timeout = 60.0      # a call compiles a kernel (10-150 ms); some inputs hang forever
+
+    def __init__(self, pypto_version: str | None = None):
+        """pypto_version: the version to check the patches against (None: the installed one)."""
+        self._checked_version = pypto_version
+        self._ws = None
+        self._pypto = None
+        self._kernels = {}       # kernel source -> jit wrapper, per worker
+
+    # ---- identity and availability ------------------------------------------------------------
+    def version(self) -> str:
+        return patches.installed_version() or "not installed"
+
+    def available(self) -> tuple:
+        for pkg in ("pypto", "torch", "sympy"):      # pypto imports torch and sympy but declares neither
+            if importlib.util.find_spec(pkg) is None:
+                return False, f"package {pkg!r} is not installed (pip install 'tensor-conformance[pypto]')"
+        problem = patches.version_problem(self._checked_version)
+        if problem:
+            return False, problem
+        reason = calculator.why_unbuildable()
+        return (False, reason) if reason else (True, "")
+
+    def supports(self, op: str, dtypes=()) -> tuple:
+        if op not in NATIVE:
+            return False, f"pypto has no mapping for {op}"
+        return True, ""
+
+    def native_api(self, op: str, case=None) -> str:
+        if case is not None and op == "scatter" and case.params.get("inplace"):
+            return "pypto.Tensor.scatter_"
+        return NATIVE.get(op, op)
+
+    def setup(self) -> None:
+        if self._pypto is not None:
+            return
+        ok, why = self.available()
+        if not ok:
+            raise RuntimeError(f"pypto adapter unavailable: {why}")
+        from .pypto_runtime.workspace import Workspace
+        self._ws = Workspace()                 # environment first: pypto's import already writes files
+        with capture_output() as cap:
+            try:
+                import pypto
+                patches.apply(self._checked_version)
+            except BaseException:
+                sys.stderr.write(cap.text)
+                raise
+        calculator.load()                      # builds it once (progress on stderr) if the cache lacks it
+        self._pypto = pypto
+
+    def close(self) -> None:
+        """Remove the temporary folder now (it is also removed at exit)."""
+        if self._ws is not None:
+            self._ws.remove()
+
+    @property
+    def workspace(self):
+        return self._ws.root if self._ws is not None else None
+
+    # ---- running --------------------------------------------------------------------------------
+    def run(self, case) -> Outcome:
+        started = time.monotonic()
+        outcome = self._run(case)
+        outcome.native_api = self.native_api(case.op, case)
+        outcome.elapsed_s = time.monotonic() - started
+        return outcome
+
+    def _run(self, case) -> Outcome:
+        if case.op not in NATIVE:
+            return Outcome.not_applicable(f"pypto has no mapping for {case.op}")
+        try:
+            plan = kernels.plan(case)
+        except kernels.NoMapping as e:
+            return Outcome.not_applicable(str(e))
+        try:
+            if self._pypto is None:
+                self.setup()
+            kernel = self._kernel(plan)
+            args = [to_torch(case.inputs[p.source] if p.source else kernels.zeros_for(p)) for p in plan.params]
+            wanted = set(plan.outputs.values())
+            # the interpreter dumps a parameter only when it has a golden; its value is never used
+            goldens = [to_torch(kernels.zeros_for(p)) if i in wanted else None for i, p in enumerate(plan.params)]
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:
+            return Outcome.raised(e)
+        self._ws.clear_call_files()
+        error = None
+        with capture_output() as cap:
+            try:
+                self._pypto.set_verify_golden_data(goldens=goldens)
+                kernel(*args)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:        # pypto's failure is the result, whatever it is
+                error = e
+        if error is not None:
+            return Outcome.raised(real_exception(error), stderr=cap.text)
+        try:
+            values = readback.read_params(self._ws.dump_dir, {i: kernels.zeros_for(plan.params[i]) for i in wanted})
+        except readback.ReadbackError as e:
+            return Outcome.raised(e, stderr=cap.text)
+        return Outcome.returned(**{name: values[i] for name, i in plan.outputs.items()})
+
+    def _kernel(self, plan):
+        key = plan.cache_key()
+        if key not in self._kernels:
+            path = kernels.write_module(plan, self._ws.kernel_dir, len(self._kernels))
+            namespace = {"__name__": f"tc_pypto_kernel_{len(self._kernels)}", "__file__": str(path),
+                         "DUMP_DIR": str(self._ws.dump_dir)}
+            # dont_inherit: this module's `from __future__ import annotations` would turn the annotations
+            # pypto reads into strings
+            exec(compile(path.read_text(), str(path), "exec", dont_inherit=True), namespace)
+            self._kernels[key] = namespace[plan.func_name]
+        return self._kernels[key]
+
+    # ---- repro ----------------------------------------------------------------------------------
+    def repro(self, case) -> str:
+        from .repro import array_literal, header_comment, imports_for
+        try:
+            plan = kernels.plan(case)
+        except kernels.NoMapping as e:
+            return f"{header_comment(case)}\n# not applicable to pypto: {e}\n"
+        lines = [header_comment(case) + f" via {self.native_api(case.op, case)}",
+                 f"# {EXECUTION}: tensor-conformance runs this kernel through pypto's pass-verify",
+                 "# interpreter (adapters/pypto_runtime); on an NPU, drop **CPU_INTERPRETER.",
+                 *imports_for(case), "import torch", "import pypto", "", 'DUMP_DIR = "pypto-verify"',
+                 kernels.JIT_OPTIONS_TEXT, "", "", plan.kernel_source()]
+        for p in plan.params:
+            if p.source:
+                a = case.inputs[p.source]
+                expr = array_literal(a)
+                text = (f"torch.from_numpy({expr}.view(np.int16)).view(torch.bfloat16)"
+                        if str(a.dtype) == "bfloat16" else f"torch.from_numpy({expr})")
+            else:
+                text = f"torch.zeros({tuple(p.shape)!r}, dtype=torch.{p.dtype})"
+            lines.append(f"{p.name} = {text}")
+        lines.append(f"{plan.func_name}({', '.join(p.name for p in plan.params)})")
+        return "\n".join(lines) + "\n"
+
+
+def real_exception(exc: BaseException) -> BaseException:
+    """pypto wraps an error raised while parsing a kernel in RenderedParserError; the real one is its cause."""
+    seen = set()
+    while type(exc).__name__ == "RenderedParserError" and exc.__cause__ is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__
+    return exc

@@ -1,0 +1,73 @@
+"""Every change this project makes to pypto's internals, in one place.
+
+They were verified against pypto 0.2.0 only: `apply()` refuses any other version
+rather than patch code it has not seen.  Without them pypto 0.2.0 on a machine
+with no NPU computes nothing useful:
+
+1. `BuildOnlineManager.build_and_load_calculator` compiles the calculator with
+   cmake in a temporary folder in every process (30-75 s each); it is replaced
+   by loading the copy `calculator.py` built once into the cache.
+2. `JitCallableWrapper._setup_verify_data` copies the kernel's inputs "from the
+   device" before handing them to the interpreter; with no device that copy is
+   all zeros, so the interpreter would compute on zeros.  The replacement hands
+   it the host tensors themselves.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+
+from . import calculator
+
+VERIFIED_VERSION = "0.2.0"
+_applied: list = []
+
+
+def installed_version() -> str:
+    try:
+        return importlib.metadata.version("pypto")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def version_problem(installed: str | None = None) -> str:
+    """'' when the patches may be applied to `installed` (default: the installed pypto), else why not."""
+    found = installed_version() if installed is None else installed
+    if not found:
+        return "pypto is not installed (pip install pypto==0.2.0)"
+    if found != VERIFIED_VERSION:
+        return (f"pypto {found} is installed, but the CPU interpreter patches were verified only "
+                f"against pypto {VERIFIED_VERSION}; install pypto=={VERIFIED_VERSION}")
+    return ""
+
+
+class UnverifiedVersion(RuntimeError):
+    pass
+
+
+def apply(installed: str | None = None) -> None:
+    """Patch pypto (idempotent).  Raises UnverifiedVersion on a pypto the patches were not verified on
+    (`installed`: the version to check, default the installed one)."""
+    problem = version_problem(installed)
+    if problem:
+        raise UnverifiedVersion(problem)
+    if _applied:
+        return
+    import pypto
+    from pypto import pypto_impl
+    from pypto._utils import BuildOnlineManager
+    from pypto.frontend.parser import entry
+    from pypto.runtime import _pto_to_tensor_data, _pto_verify_datas
+
+    def build_and_load_calculator(self):
+        if not self.calculator_loaded:
+            calculator.load()
+            self.calculator_loaded = True
+
+    def setup_verify_data(pto_tensors):
+        if pypto.get_verify_options().get("enable_pass_verify"):
+            BuildOnlineManager().build_and_load_calculator()
+            pypto_impl.SetVerifyData(_pto_to_tensor_data(pto_tensors), [], _pto_verify_datas.get_data())
+
+    BuildOnlineManager.build_and_load_calculator = build_and_load_calculator
+    entry.JitCallableWrapper._setup_verify_data = staticmethod(setup_verify_data)
+    _applied.append(True)

@@ -1,0 +1,139 @@
+"""Framing between the harness and an adapter worker: a JSON header plus raw array bytes, never pickle.
+
+A message is
+
+    4 bytes   big-endian length H of the header
+    H bytes   UTF-8 JSON object; its "arrays" entry lists {"name", "dtype", "shape"}
+    then, per listed array, its little-endian bytes (C order), nbytes = prod(shape) * itemsize
+
+Sizes are checked against limits before anything is read or allocated, so a
+confused or hostile peer cannot make the other side allocate on a declared
+size alone.  Array dtypes travel by the suite's names (oracle.dtypes), which
+covers bfloat16 where the .npy header format has no name for it.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+
+import numpy as np
+
+from oracle.codec import MAX_ELEMENTS
+from oracle.dtypes import dtype_from_name, dtype_name
+
+MAX_HEADER = 16 << 20          # a header is metadata: params, messages, stderr tails
+MAX_ARRAYS = 64
+MAX_ARRAY_BYTES = MAX_ELEMENTS * 8
+_LEN = struct.Struct(">I")
+
+
+class WireError(Exception):
+    """The peer sent something that is not a valid message (or closed the pipe mid-message)."""
+
+
+class PeerClosed(WireError):
+    """The peer closed the pipe cleanly between messages (EOF at a message boundary)."""
+
+
+def encode(header: dict, arrays=None) -> bytes:
+    """One message as bytes: header dict plus a name -> ndarray mapping."""
+    metas, blobs = [], []
+    for name, a in (arrays or {}).items():
+        a = np.asarray(a)
+        if a.dtype.byteorder == ">":
+            a = a.astype(a.dtype.newbyteorder("<"))
+        metas.append({"name": name, "dtype": dtype_name(a.dtype), "shape": list(a.shape)})
+        blobs.append(np.ascontiguousarray(a).tobytes())
+    head = json.dumps({**header, "arrays": metas}, separators=(",", ":"), allow_nan=False).encode()
+    return b"".join([_LEN.pack(len(head)), head, *blobs])
+
+
+def send(fd: int, header: dict, arrays=None) -> None:
+    data = memoryview(encode(header, arrays))
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def recv(fd: int):
+    """Read one message: (header dict, {name: ndarray}). Raises PeerClosed on EOF before a message."""
+    first = _read_exact(fd, 4, at_boundary=True)
+    (hlen,) = _LEN.unpack(first)
+    if hlen > MAX_HEADER:
+        raise WireError(f"header declares {hlen} bytes, over the limit of {MAX_HEADER}")
+    try:
+        header = json.loads(_read_exact(fd, hlen))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise WireError(f"header is not JSON: {e}") from None
+    if not isinstance(header, dict):
+        raise WireError(f"header must be a JSON object, got {type(header).__name__}")
+    metas = header.pop("arrays", [])
+    if not isinstance(metas, list) or len(metas) > MAX_ARRAYS:
+        raise WireError("header 'arrays' must be a list of at most %d entries" % MAX_ARRAYS)
+    arrays = {}
+    for m in metas:
+        name, dt, shape = _check_meta(m)
+        raw = _read_exact(fd, math.prod(shape) * dt.itemsize)
+        arrays[name] = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt, copy=False).reshape(shape)
+    return header, arrays
+
+
+def _check_meta(m):
+    if not isinstance(m, dict) or not isinstance(m.get("name"), str):
+        raise WireError(f"bad array entry {str(m)[:80]}")
+    try:
+        dt = dtype_from_name(m.get("dtype"))
+    except (KeyError, TypeError):
+        raise WireError(f"array {m['name']!r}: unknown dtype {str(m.get('dtype'))[:40]}") from None
+    shape = m.get("shape")
+    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
+        raise WireError(f"array {m['name']!r}: shape must be a list of non-negative ints")
+    if math.prod(shape) * dt.itemsize > MAX_ARRAY_BYTES:
+        raise WireError(f"array {m['name']!r}: declared shape {shape} is over the limit")
+    return m["name"], dt, shape
+
+
+def _read_exact(fd: int, n: int, at_boundary: bool = False) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        b = os.read(fd, min(n - got, 1 << 20))
+        if not b:
+            if at_boundary and got == 0:
+                raise PeerClosed("peer closed the pipe")
+            raise WireError(f"pipe closed after {got} of {n} bytes")
+        chunks.append(b)
+        got += len(b)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+# ---- the two payloads: a Case to run, an Outcome back -------------------------------------
+
+def case_to_msg(case):
+    from oracle.case import encode_params
+    head = {"type": "run", "id": case.id, "op": case.op, "origin": case.origin, "label": case.label,
+            "clauses": list(case.clauses), "params": encode_params(case.params)}
+    return head, dict(case.inputs)
+
+
+def case_from_msg(head, arrays):
+    from oracle.case import Case, decode_params
+    # The id travels with the case so the worker does not hash it again.
+    return Case(op=head["op"], inputs=arrays, params=decode_params(head["params"]),
+                clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"])
+
+
+_OUTCOME_FIELDS = ("kind", "exc_type", "message", "stderr", "signal", "seconds", "native_api", "elapsed_s")
+
+
+def outcome_to_msg(outcome):
+    head = {"type": "outcome", **{f: getattr(outcome, f) for f in _OUTCOME_FIELDS},
+            "exc_mro": list(outcome.exc_mro)}
+    return head, dict(outcome.arrays)
+
+
+def outcome_from_msg(head, arrays):
+    from .base import Outcome
+    return Outcome(arrays=arrays, exc_mro=tuple(head.get("exc_mro", ())),
+                   **{f: head[f] for f in _OUTCOME_FIELDS if f in head})

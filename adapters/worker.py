@@ -1,0 +1,162 @@
+"""The adapter worker process: `python -m adapters.worker SPEC --rfd R --wfd W [--memory-mb M]`.
+
+It loads one adapter, calls its setup() once, then answers requests on the
+two protocol pipes (adapters.wire).  The candidate's own stdout is pointed at
+stderr, which the client captures per case, so nothing a framework prints can
+corrupt the protocol.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import faulthandler
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import wire
+from oracle.dtypes import dtype_name
+
+from .base import RAISED, RETURNED, Outcome
+
+
+def call_adapter(adapter, case, reraise=()) -> Outcome:
+    """adapter.run(case) that never lets anything escape: what it raises becomes a RAISED outcome.
+
+    `reraise`: exception classes to let through (in-process, a real Ctrl-C must stop the run).
+    """
+    t0 = time.perf_counter()
+    try:
+        out = adapter.run(case)
+    except reraise:
+        raise
+    except BaseException as e:      # noqa: BLE001 - a candidate may raise anything, even SystemExit
+        out = Outcome.raised(e)
+        out.message = "escaped the adapter: " + out.message
+    elapsed = time.perf_counter() - t0
+    if not isinstance(out, Outcome):
+        out = Outcome(RAISED, exc_type="AdapterProtocolError", exc_mro=("AdapterProtocolError",),
+                      message=f"run() returned {type(out).__name__}, not an Outcome")
+    if not out.elapsed_s:
+        out.elapsed_s = elapsed
+    if not out.native_api:
+        out.native_api = safe_call(adapter.native_api, case.op, case)
+    return out
+
+
+def safe_call(f, *args) -> str:
+    try:
+        return str(f(*args))
+    except BaseException as e:      # noqa: BLE001
+        return f"<{getattr(f, '__name__', 'call')} failed: {type(e).__name__}>"
+
+
+def hello(adapter) -> dict:
+    ok, reason = adapter.available()
+    return {"type": "hello", "pid": os.getpid(), "name": adapter.name,
+            "version": safe_call(adapter.version), "available": bool(ok), "reason": reason or "",
+            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout}
+
+
+class _Hygiene:
+    """Undo what a candidate may leave behind between cases: cwd, NumPy error state, C stdio buffers."""
+
+    def __init__(self):
+        self.cwd = os.getcwd()
+        self.np_err = np.geterr()
+        try:
+            self._fflush = ctypes.CDLL(None).fflush
+        except (OSError, AttributeError):
+            self._fflush = None
+
+    def after_case(self):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        if self._fflush is not None:
+            self._fflush(None)
+        if os.getcwd() != self.cwd:
+            os.chdir(self.cwd)
+            sys.stderr.write(f"[conform] the candidate changed the working directory; restored {self.cwd}\n")
+            sys.stderr.flush()
+        if np.geterr() != self.np_err:
+            np.seterr(**self.np_err)
+
+
+def serve(adapter, rfd: int, wfd: int) -> None:
+    hygiene = _Hygiene()
+    wire.send(wfd, hello(adapter))
+    while True:
+        try:
+            head, arrays = wire.recv(rfd)
+        except wire.PeerClosed:
+            return
+        kind = head.get("type")
+        if kind == "bye":
+            return
+        case = wire.case_from_msg(head, arrays)
+        if kind == "repro":
+            reply = {"type": "repro", "repro": safe_call(adapter.repro, case),
+                     "native_api": safe_call(adapter.native_api, case.op, case)}
+            hygiene.after_case()
+            wire.send(wfd, reply)
+            continue
+        out = call_adapter(adapter, case)
+        hygiene.after_case()
+        _send_outcome(wfd, out)
+
+
+def _send_outcome(wfd, out):
+    head, arrays = wire.outcome_to_msg(out)
+    good, bad = {}, []
+    for name, a in arrays.items():
+        try:
+            a = np.asarray(a)
+            dtype_name(a.dtype)
+            good[name] = a
+        except Exception as e:      # an object/complex array, or something not an array at all
+            bad.append(f"output {name!r} cannot be reported ({type(e).__name__}: {str(e)[:200]})")
+    if bad and out.kind == RETURNED:
+        head["message"] = "; ".join([head.get("message") or "", *bad]).strip("; ")
+    try:
+        wire.send(wfd, head, good)
+    except ValueError:      # a non-JSON value slipped into a text field: send the text forms
+        head = {k: (v if isinstance(v, (int, float, list, type(None))) else str(v)) for k, v in head.items()}
+        wire.send(wfd, head, good)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m adapters.worker")
+    ap.add_argument("spec")
+    ap.add_argument("--rfd", type=int, required=True)
+    ap.add_argument("--wfd", type=int, required=True)
+    ap.add_argument("--memory-mb", type=int, default=0)
+    args = ap.parse_args(argv)
+    # The candidate's prints go to the captured stderr, never onto a protocol pipe.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    faulthandler.enable()       # a segfault leaves its Python traceback in the captured stderr
+    if args.memory_mb:
+        import resource
+        limit = args.memory_mb << 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    from .registry import load
+    try:
+        adapter = load(args.spec)
+        ok, reason = adapter.available()
+        if ok:
+            adapter.setup()
+    except BaseException as e:      # noqa: BLE001
+        msg = Outcome.raised(e).message
+        wire.send(args.wfd, {"type": "fatal", "message": f"{type(e).__name__}: {msg}"})
+        return 3
+    serve(adapter, args.rfd, args.wfd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

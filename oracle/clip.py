@@ -1,0 +1,162 @@
+"""pypto clip: y = min(max(x, lo), hi) with pypto's bound kinds and dtype rules (seed pypto.clip.txt)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .convert import holds, is_number, to_dtype
+from .dtypes import dtype_name, is_float, is_int
+from .errors import Open, SpecError
+from .expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
+
+INPUT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")     # CL-DTYPE
+BOUND_DTYPES = ("float32", "float16", "int32", "int16")                 # CL-BOUND-DTYPE
+SPECIAL_DTYPES = ("float32", "float16")                                 # CL-NONFLOAT-SPECIAL: FP16/FP32 only
+
+
+@dataclass(frozen=True)
+class Element:
+    """pypto's Element: a scalar with a dtype (CL-BOUND-TYPES)."""
+    value: float
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Bound:
+    kind: str                       # "int" | "float" | "element" | "tensor"
+    value: object = None            # the scalar (int/float/element) or the array (tensor)
+    dtype: Optional[str] = None     # element only
+
+
+def as_bound(b) -> Optional[Bound]:
+    """A user's argument as a Bound: None, int, float, Element, a 0-d array (an Element) or a Tensor."""
+    if b is None or isinstance(b, Bound):
+        return b
+    if isinstance(b, Element):
+        return Bound("element", b.value, b.dtype)
+    if isinstance(b, (np.ndarray, np.generic)):
+        a = np.asarray(b)
+        if a.ndim == 0:             # docs/CASES.md: an Element is a 0-d tensor of its dtype elsewhere
+            return Bound("element", a[()].item(), dtype_name(a.dtype))
+        return Bound("tensor", a)
+    return Bound("float" if isinstance(b, float) else "int", b)
+
+
+def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
+    """(outputs, clauses) for clip(x, lo, hi); raises SpecError / Unspecified."""
+    x = np.asarray(x)
+    clauses = ["CL-FORMULA", "CL-DTYPE"]
+    xd = dtype_name(x.dtype)
+    present = [b for b in (lo, hi) if b is not None]
+    if len(present) == 2 and (lo.kind == "tensor") != (hi.kind == "tensor"):
+        # CL-SAME-KIND: scalars become Elements, so the only mix is Element with Tensor
+        raise SpecError("CL-SAME-KIND", None, f"min is {lo.kind}, max is {hi.kind}: both Element or both Tensor",
+                        clauses)
+    for b in present:
+        if b.kind in ("element", "tensor"):
+            bd = b.dtype if b.kind == "element" else dtype_name(b.value.dtype)
+            if bd != xd:    # CL-BOUND-DTYPE
+                raise SpecError("CL-BOUND-DTYPE", None, f"a {b.kind} bound of {bd} for input {xd}", clauses)
+    op = Open()
+    if xd not in INPUT_DTYPES:
+        op.note("CL-DTYPE", f"input dtype {xd} is not one of {', '.join(INPUT_DTYPES)}")
+    if not 1 <= x.ndim <= 4 or x.size == 0:
+        op.note("CL-RANK", f"input of shape {list(x.shape)}: only 1-4 dims, non-empty")
+    if xd == "bfloat16" and present:
+        op.note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
+    los = _operand(lo, x, "min", op, clauses)
+    his = _operand(hi, x, "max", op, clauses)
+    out = _formula(x, los, his)
+    if lo is None and hi is None:
+        clauses.append("CL-NONE")
+    elif lo is None or hi is None:
+        clauses.append("CL-DEFAULTS")
+    if is_float(x.dtype) and present:
+        _nan_rules(x, los, his, op, clauses)
+    if los is not None and his is not None:
+        with np.errstate(invalid="ignore"):
+            if np.any(np.asarray(los) > np.asarray(his)):
+                clauses.append("CL-MIN-GT-MAX")
+    # the sign of max(-0.0, 0.0) is not fixed by the formula: reported, not failed
+    zero = ZERO_REPORT if (is_float(x.dtype) and present) else ZERO_STRICT
+    outputs = {} if out is None else {"out": ExpectedArray(out, EXACT, zero_sign=zero), "x": ExpectedArray(x.copy())}
+    op.raise_if_any(outputs, clauses)
+    return outputs, tuple(dict.fromkeys(clauses))
+
+
+def _operand(b, x, name, op, clauses):
+    """The bound as an array of x's dtype (or None: skipped); notes open points; False: no natural value."""
+    if b is None:
+        return None
+    clauses.append("CL-BOUND-TYPES")
+    xd = dtype_name(x.dtype)
+    if b.kind == "tensor":
+        a = np.asarray(b.value)
+        if not 1 <= a.ndim <= 4 or a.size == 0:
+            op.note("CL-RANK", f"{name} tensor of shape {list(a.shape)}: only 1-4 dims, non-empty")
+        try:
+            shape = np.broadcast_shapes(a.shape, x.shape)
+        except ValueError:
+            shape = None
+        if shape != x.shape:
+            op.note("CL-BROADCAST", f"{name} of shape {list(a.shape)} does not broadcast to {list(x.shape)}")
+            return False
+        if a.shape != x.shape:
+            clauses.append("CL-BROADCAST")
+        return a
+    v = b.value
+    target = b.dtype if b.kind == "element" else xd     # CL-BOUND-TYPES: a scalar becomes an Element of x's dtype
+    if not is_number(v):
+        op.note("CL-BOUND-TYPES", f"{name}={v!r} is not an int or a float")
+        return False
+    v = v.item() if isinstance(v, np.generic) else v
+    special = isinstance(v, float) and not math.isfinite(v)
+    if special:
+        clauses.append("CL-NONFLOAT-SPECIAL")
+        if target not in SPECIAL_DTYPES:
+            op.note("CL-NONFLOAT-SPECIAL", f"{name}={v} for {target}: NaN/inf only mean something for FP16/FP32")
+            # the natural reading of an infinite default-like bound on an int input: no comparison
+            skip = (name == "min" and v == -math.inf) or (name == "max" and v == math.inf)
+            return None if (skip and is_int(x.dtype)) else (to_dtype(target, v) if is_float(target) else False)
+        return to_dtype(target, v)
+    if not holds(target, v):
+        op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in {target}")
+        return False
+    return to_dtype(target, v)
+
+
+def _formula(x, lo, hi):
+    if lo is False or hi is False:
+        return None
+    out = x.copy()
+    # CL-FORMULA, CL-MIN-GT-MAX: min(max(x, lo), hi) gives hi where lo > hi; CL-DEFAULTS: an absent bound is skipped
+    if lo is not None and hi is not None:
+        np.clip(x, lo, hi, out=out, casting="unsafe")
+    elif lo is not None:
+        np.maximum(x, lo, out=out, casting="unsafe")
+    elif hi is not None:
+        np.minimum(x, hi, out=out, casting="unsafe")
+    return out
+
+
+def _nan_rules(x, lo, hi, op, clauses):
+    bounds = [np.asarray(b) for b in (lo, hi) if b is not None and b is not False]
+    nan_bound = np.zeros((), bool)
+    for b in bounds:
+        isnan = np.isnan(b.astype(np.float64))
+        if isnan.any():
+            clauses.append("CL-NAN-BOUND")      # CL-NAN-BOUND: NaN out where a bound is NaN
+            nan_bound = nan_bound | isnan
+    if x.size == 0 or not np.isnan(np.min(x)):  # one reduction: NaN propagates through min
+        return
+    if (np.isnan(x.astype(np.float64)) & ~nan_bound).any():
+        op.note("CL-GAP-NAN-X", "NaN in x where no bound is NaN: not stated (the natural value propagates NaN)")
+
+
+def clip(x, min=None, max=None):
+    """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
+    outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max))
+    return outputs["out"].value

@@ -1,0 +1,155 @@
+"""mindspore ops.scatter_nd_add (seed mindspore.ops.scatter_nd_add.txt): x[indices[i]] += updates[i]."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from .dtypes import dtype_name, is_float
+from .errors import Open, SpecError
+from .expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
+
+INDEX_DTYPES = ("int32", "int64")       # SNA-IDX-DTYPE
+
+
+def solve(x, indices, updates, use_locking=False):
+    """({"out", "x"}: ExpectedArray, clauses); raises SpecError / Unspecified."""
+    x, indices, updates = np.asarray(x), np.asarray(indices), np.asarray(updates)
+    clauses = ["SNA-RULE", "SNA-SHAPES", "SNA-RETURN"]
+    if not isinstance(use_locking, (bool, np.bool_)):       # SNA-LOCK
+        raise SpecError("SNA-LOCK", "TypeError", f"use_locking={use_locking!r} is not a bool", clauses)
+    if dtype_name(indices.dtype) not in INDEX_DTYPES:       # SNA-IDX-DTYPE
+        raise SpecError("SNA-IDX-DTYPE", "TypeError", f"indices dtype {indices.dtype}, not int32/int64", clauses)
+    if updates.dtype != x.dtype:
+        # SNA-DTYPE names TypeError for any difference; SNA-CONVERT's RuntimeError presumes a conversion the
+        # TypeError rule forbids (SNA-GAP-CONVERT): the oracle follows the explicit rule
+        raise SpecError("SNA-DTYPE", "TypeError", f"updates {updates.dtype} and x {x.dtype} differ",
+                        (*clauses, "SNA-CONVERT", "SNA-GAP-CONVERT"))
+    op = Open()
+    if indices.ndim < 2 or indices.shape[-1] > x.ndim:      # SNA-SHAPES
+        op.note("SNA-SHAPES", f"indices of shape {list(indices.shape)} for x of rank {x.ndim}: "
+                              "needs rank >= 2 and a last dim <= rank(x)")
+        op.raise_if_any()
+    n = indices.shape[-1]
+    want = indices.shape[:-1] + x.shape[n:]
+    if updates.shape != want:                                # SNA-UPD-SHAPE
+        raise SpecError("SNA-UPD-SHAPE", "ValueError", f"updates shape {list(updates.shape)}, expected "
+                        f"{list(want)}", clauses)
+    m = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    rows = _rows(x.shape[:n], indices.reshape(m, n), op)
+    if dtype_name(x.dtype) == "bool":
+        op.note("SNA-GAP-DTYPE", "bool x: addition is not defined for bool (natural: logical or)")
+    if rows is None:
+        op.raise_if_any()
+    x2 = x.reshape(int(np.prod(x.shape[:n], dtype=np.int64)), int(np.prod(x.shape[n:], dtype=np.int64)))
+    u2 = updates.reshape(rows.size, x2.shape[1])
+    counts = np.bincount(rows, minlength=x2.shape[0])
+    if (counts > 1).any():
+        clauses.append("SNA-DUP")       # SNA-DUP: repeated indices accumulate
+    if is_float(x.dtype):
+        out = _float_sum(x2, rows, u2, counts)
+    else:
+        out = _int_sum(x2, rows, u2, op)
+    outputs = {"out": _reshape(out, x.shape), "x": _reshape(out, x.shape)}
+    op.raise_if_any(outputs, clauses)
+    return outputs, tuple(clauses)
+
+
+def _rows(lead_shape, idx, op):
+    """The row of x (x viewed as (prod(x.shape[:N]), -1)) each index addresses; None if some are outside x."""
+    dims = np.asarray(lead_shape, dtype=np.int64)
+    idx = idx.astype(np.int64)
+    if idx.size and ((idx < -dims).any() or (idx >= dims).any()):
+        op.note("SNA-GAP-RANGE", "indices outside x's shape (no natural value)")
+        return None
+    if idx.size and (idx < 0).any():
+        op.note("SNA-GAP-RANGE", "negative indices: not mentioned (natural: counted from the end)")
+        idx = np.where(idx < 0, idx + dims, idx)
+    if len(lead_shape) == 0:
+        return np.zeros(idx.shape[0], np.intp)
+    return np.ravel_multi_index(tuple(idx.T), lead_shape).astype(np.intp)
+
+
+def _float_sum(x2, rows, u2, counts):
+    """Value and per-element bound for a float sum whose order the doc leaves open.
+
+    Each output element is s = t0 + t1 + ... + tk (t0 = x, k = updates that hit it), summed by the
+    implementation in some order in the dtype (unit roundoff u) or wider.  Any order of recursive
+    summation obeys |s_impl - s| <= gamma_k * sum|t_i|, gamma_k = k*u / (1 - k*u) (Higham, Accuracy and
+    Stability, 4.2); a wider accumulator rounded once at the end stays within gamma_k*sum|t| + u*|s|.
+    The oracle sums in float64 (error <= gamma_k(2^-53) * sum|t|) and rounds once (<= u*|s| <= u*sum|t|),
+    so |s_impl - value| <= (gamma_k(u) + u + gamma_k(2^-53)) * sum|t|.  With k <= 1 there is a single
+    correctly rounded addition: exact (bound 0).  If sum|finite t| exceeds the dtype's max, a partial sum
+    may overflow in one order and not in another: bound inf (any non-NaN value).
+    """
+    dt = x2.dtype
+    flat = (rows[:, None] * x2.shape[1] + np.arange(x2.shape[1])).ravel()
+    w = u2.astype(np.float64).ravel()
+    s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
+    value = s.astype(dt).reshape(x2.shape)
+    k = np.repeat(counts, x2.shape[1]).astype(np.float64)
+    if not (k > 1).any():
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
+    finite = np.isfinite(w)
+    mag = np.abs(np.where(np.isfinite(x2), x2, 0).astype(np.float64)).ravel() + np.bincount(
+        flat, weights=np.abs(np.where(finite, w, 0)), minlength=x2.size)
+    u = _unit_roundoff(dt)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gamma = np.where(k * u < 1, k * u / (1 - k * u), np.inf)
+        bound = (gamma + u + k * 2.0 ** -53 / (1 - k * 2.0 ** -53)) * mag * (1 + 2.0 ** -40)
+        bound = np.where(mag > _max(dt), np.inf, bound)
+        bound = np.where(~np.isfinite(s), 0.0, bound)   # a NaN/inf term decides the sum in every order
+    bound = np.where(k > 1, bound, 0.0).reshape(x2.shape)
+    return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
+
+
+def _unit_roundoff(dt) -> float:
+    mant = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}[dtype_name(dt)]
+    return 2.0 ** -(mant + 1)
+
+
+def _max(dt) -> float:
+    return float(ml_dtypes.finfo(dt).max)
+
+
+def _int_sum(x2, rows, u2, op):
+    """Exact integer sum; a result outside the dtype is SNA-GAP-OVERFLOW (natural: two's complement wrap)."""
+    dt = x2.dtype
+    if dtype_name(dt) == "bool":
+        out = x2.copy()
+        np.logical_or.at(out, rows, u2)
+        return ExpectedArray(out, EXACT)
+    wide = x2.astype(np.int64)
+    np.add.at(wide, rows, u2.astype(np.int64))
+    if dtype_name(dt) == "int64":
+        over = _int64_overflow(x2, rows, u2)
+    else:
+        info = np.iinfo(dt)
+        over = (wide < info.min).any() or (wide > info.max).any()
+    if over:
+        op.note("SNA-GAP-OVERFLOW", f"the sum leaves the range of {dt} (natural: wraps around)")
+    return ExpectedArray(wide.astype(dt), EXACT)
+
+
+def _int64_overflow(x2, rows, u2) -> bool:
+    """Exact check that some int64 sum leaves the int64 range: sum high and low 32-bit halves separately."""
+    def halves(a):
+        a = a.astype(np.int64)
+        return a >> 32, a & 0xFFFFFFFF
+    xh, xl = halves(x2)
+    uh, ul = halves(u2)
+    hi, lo = xh.copy(), xl.copy()
+    np.add.at(hi, rows, uh)         # |hi| <= (k+1) * 2^31: no overflow below 2^32 terms
+    np.add.at(lo, rows, ul)
+    hi = hi + (lo >> 32)
+    return bool(((hi < -(1 << 31)) | (hi >= (1 << 31))).any())
+
+
+def _reshape(ea, shape):
+    b = None if ea.bound is None else ea.bound.reshape(shape)
+    return ExpectedArray(ea.value.reshape(shape), ea.rule, bound=b, zero_sign=ea.zero_sign)
+
+
+def scatter_nd_add(x, indices, updates, use_locking=False):
+    """mindspore scatter_nd_add: x after the update (a new array here; the caller owns the in-place part)."""
+    outputs, _ = solve(x, indices, updates, use_locking)
+    return outputs["out"].value

@@ -1,0 +1,223 @@
+"""pypto Tensor.__setitem__ (seed pypto.Tensor.setitem.txt): assemble-style slice assignment, scalars, scatter form."""
+from __future__ import annotations
+
+import numpy as np
+
+from .scatter import solve as _scatter_solve
+from .convert import holds, is_number, to_dtype
+from .dtypes import dtype_name, is_float
+from .errors import Open, SpecError, Unspecified
+from .expectation import EXACT, ExpectedArray
+
+_INT = (int, np.integer)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, _INT) and not isinstance(v, (bool, np.bool_))
+
+
+def solve(target, key, value):
+    """({"target": ExpectedArray}, clauses) for `target[key] = value`; raises SpecError / Unspecified."""
+    target = np.asarray(target)
+    if isinstance(key, slice) and isinstance(key.stop, np.ndarray):
+        return _scatter_form(target, key, value)
+    clauses = ["SI-KEY", "SI-INPLACE"]
+    elems = key if isinstance(key, tuple) else (key,)
+    op = Open()
+    _check_elements(elems, op)
+    if op:
+        natural = _numpy_natural(target, key, value) if all(c in ("SI-STEP", "SI-TINDEX") for c, _ in op.items) else None
+        op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
+    axes = _expand(elems, target.ndim, op)          # [(kind, a, b)]: ("int", i, None) | ("slice", start, stop|None)
+    if op:
+        op.raise_if_any()
+    axes = _normalise(axes, target.shape, op, clauses)
+    if op:
+        op.raise_if_any({}, clauses)
+    mixed = any(_is_int(e) for e in elems) and any(isinstance(e, slice) or e is Ellipsis for e in elems)
+    if isinstance(value, np.ndarray):
+        out = _tensor_value(target, elems, axes, value, mixed, op, clauses)
+    else:
+        out = _scalar_value(target, axes, value, op, clauses)
+    outputs = {} if out is None else {"target": ExpectedArray(out, EXACT)}
+    op.raise_if_any(outputs, clauses)
+    return outputs, tuple(dict.fromkeys(clauses))
+
+
+def _scatter_form(target, key, value):
+    # SI-SCATTER: a[d:indices] = values is scatter(a, d, indices, values); the doc's indices are DT_INT32
+    clauses = ("SI-KEY", "SI-SCATTER")
+    if not _is_int(key.start) or key.step is not None or not isinstance(value, np.ndarray):
+        raise Unspecified("SI-SCATTER", f"scatter form needs an int start, no step and a tensor value; got "
+                          f"start={key.start!r}, step={key.step!r}, value {type(value).__name__}", clauses)
+    try:
+        outputs, more = _scatter_solve(target, key.start, key.stop, value, index_dtypes=("int32",))
+    except SpecError as e:
+        e.clauses = tuple(dict.fromkeys((*clauses, *e.clauses)))
+        raise
+    except Unspecified as e:
+        e.clauses = tuple(dict.fromkeys((*clauses, *e.clauses)))
+        e.natural = {"target": e.natural["out"]} if "out" in e.natural else {}
+        raise
+    return {"target": outputs["out"]}, (*clauses, *more)
+
+
+def _check_elements(elems, op):
+    if sum(e is Ellipsis for e in elems) > 1:
+        op.note("SI-KEY", "more than one Ellipsis")
+    for e in elems:
+        if isinstance(e, (bool, np.bool_)):
+            op.note("SI-BOOL", f"bool index {e!r}")          # SI-BOOL
+        elif isinstance(e, np.ndarray):
+            op.note("SI-TINDEX", f"tensor index of {e.dtype}{list(e.shape)}")      # SI-TINDEX
+        elif isinstance(e, slice):
+            bounds = (e.start, e.stop)
+            if any(isinstance(b, np.ndarray) for b in (*bounds, e.step)):
+                op.note("SI-SCATTER", "a tensor slice bound is the scatter form only as the whole key a[d:indices]")
+            elif not all(b is None or _is_int(b) for b in (*bounds, e.step)):
+                op.note("SI-KEY", f"slice bounds must be ints: {e!r}")
+            elif e.step is not None and e.step != 1:
+                op.note("SI-STEP", f"slice step {e.step}")      # SI-STEP
+        elif e is not Ellipsis and not _is_int(e):
+            op.note("SI-KEY", f"key element {e!r} is not an int, a slice or Ellipsis")
+
+
+def _expand(elems, ndim, op):
+    # SI-ELLIPSIS: Ellipsis stands for the unnamed axes; a short key leaves the trailing axes open
+    named = [e for e in elems if e is not Ellipsis]
+    if len(named) > ndim:
+        op.note("SI-GAP-RANGE", f"{len(named)} indices for a {ndim}-d target")
+        return []
+    fill = [("slice", None, None)] * (ndim - len(named))
+    axes = []
+    for e in elems:
+        if e is Ellipsis:
+            axes += fill
+            fill = []
+        elif isinstance(e, slice):
+            axes.append(("slice", e.start, e.stop))
+        else:
+            axes.append(("int", int(e), None))
+    return axes + fill
+
+
+def _normalise(axes, shape, op, clauses):
+    out = []
+    for (kind, a, b), n in zip(axes, shape):
+        if (a is not None and a < 0) or (b is not None and b < 0):
+            clauses.append("SI-NEG")                    # SI-NEG: negative ints and bounds count from the end
+        if kind == "int":
+            if not -n <= a < n:
+                op.note("SI-GAP-RANGE", f"index {a} on an axis of {n}")
+            out.append(("int", a % n if n else a, None))
+            continue
+        start = 0 if a is None else (a + n if a < 0 else a)
+        stop = None if b is None else (b + n if b < 0 else b)
+        if not 0 <= start <= n or (stop is not None and not 0 <= stop <= n):
+            op.note("SI-GAP-RANGE", f"slice {a}:{b} on an axis of {n}")
+        out.append(("slice", start, stop))
+    return out
+
+
+def _tensor_value(target, elems, axes, value, mixed, op, clauses):
+    clauses.append("SI-VAL-T")
+    slices = [(s, e) for kind, s, e in axes if kind == "slice"]
+    if value.ndim != len(slices):
+        if mixed:   # SI-MIXED-N (no exception class named)
+            raise SpecError("SI-MIXED-N", None, f"the key has {len(slices)} slice axes, the value has "
+                            f"{value.ndim} dims", clauses)
+        op.note("SI-VAL-T", f"value of {value.ndim} dims for {len(slices)} sliced axes")
+        natural = _numpy_natural(target, _numpy_key(axes, None), value)
+        op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
+    # SI-ASSEMBLE: an open slice takes its extent from the value; an explicit one must agree (else SI-GAP-REGION)
+    ext = []
+    for (s, e), v in zip(slices, value.shape):
+        if e is None:
+            clauses.append("SI-ASSEMBLE")
+        elif e - s != v and max(e - s, 0) != v:
+            op.note("SI-GAP-REGION", f"slice {s}:{e} holds {max(e - s, 0)}, the value has {v}")
+        ext.append(v if e is None else max(e - s, 0))
+    if any(e is Ellipsis for e in elems):
+        clauses.append("SI-ELLIPSIS")
+    if mixed or any(kind == "int" for kind, _, _ in axes):
+        clauses.append("SI-MIXED")      # SI-MIXED: int axes are dropped; the value is reshaped with 1s there
+    if value.dtype != target.dtype:
+        op.note("SI-GAP-DTYPE", f"value dtype {value.dtype} into a {target.dtype} target")
+    move = len(elems) == 1 and elems[0] == slice(None)
+    if move:
+        if value.shape != target.shape:
+            op.note("SI-GAP-MOVE", f"c[:] = v with v {list(value.shape)} and c {list(target.shape)}")
+            return None
+        clauses.append("SI-EMPTY")      # SI-EMPTY: equal shapes, a full assemble
+    if any(s + v > n for (s, _), v, n in zip(slices, value.shape, [n for (k, _, _), n in zip(axes, target.shape)
+                                                                    if k == "slice"])):
+        op.note("SI-GAP-RANGE", f"a value of {list(value.shape)} placed at {[s for s, _ in slices]} runs past "
+                                f"the target {list(target.shape)}")
+        return None
+    if any(c == "SI-GAP-REGION" for c, _ in op.items):
+        return _numpy_natural(target, _numpy_key(axes, value.shape), value)
+    out = target.copy()
+    region = tuple(slice(a, a + 1) if kind == "int" else slice(a, a + v)
+                   for (kind, a, _), v in zip(axes, _per_axis(axes, value.shape)))
+    out[region] = value.reshape([1 if kind == "int" else v for (kind, _, _), v in
+                                 zip(axes, _per_axis(axes, value.shape))]).astype(target.dtype, copy=False)
+    return out
+
+
+def _per_axis(axes, vshape):
+    it = iter(vshape)
+    return [1 if kind == "int" else next(it) for kind, _, _ in axes]
+
+
+def _numpy_key(axes, vshape):
+    """A NumPy key: ints, explicit stops as given, open stops from the value (or to the end without one)."""
+    it = iter(vshape or ())
+    key = []
+    for kind, a, b in axes:
+        if kind == "int":
+            key.append(a)
+        else:
+            v = next(it, None)
+            key.append(slice(a, b if b is not None else (a + v if v is not None else None)))
+    return tuple(key)
+
+
+def _scalar_value(target, axes, value, op, clauses):
+    clauses.append("SI-VAL-S")
+    if isinstance(value, float):
+        op.note("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
+    elif not is_number(value):
+        op.note("SI-VAL-S", f"scalar {value!r} is not an int")
+    elif dtype_name(target.dtype) != "int32":
+        op.note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
+    elif not holds(target.dtype, value):
+        op.note("SI-GAP-DTYPE", f"{value} does not fit int32")
+    if any(kind == "slice" for kind, _, _ in axes):
+        op.note("SI-VAL-S", "a scalar value with a key that selects a region, not one element")
+    if not (isinstance(value, (bool, np.bool_)) or is_number(value)) or not (
+            holds(target.dtype, value.item() if isinstance(value, np.generic) else value) or is_float(target.dtype)):
+        return None
+    out = target.copy()
+    out[_numpy_key(axes, None)] = to_dtype(target.dtype, value)
+    return out
+
+
+def _numpy_natural(target, key, value):
+    """NumPy's own meaning of `target[key] = value` (value cast to the target's dtype), or None."""
+    try:
+        out = target.copy()
+        if isinstance(value, np.ndarray):
+            out[key] = value.astype(target.dtype)
+        elif is_number(value) and (is_float(target.dtype) or holds(target.dtype, value)):
+            out[key] = to_dtype(target.dtype, value)
+        else:
+            return None
+        return out
+    except (IndexError, ValueError, TypeError):
+        return None
+
+
+def setitem(target, key, value):
+    """pypto `target[key] = value`: the target after the assignment (a new array; the input is untouched)."""
+    outputs, _ = solve(np.asarray(target), key, value)
+    return outputs["target"].value

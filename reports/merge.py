@@ -1,0 +1,108 @@
+"""Join results files of shards or parallel workers into one results file.
+
+Refuses inputs that were not made from the same corpus by the same suite:
+their case ids would not mean the same cases.  Keeps the first record of each
+(case_id, adapter) and reports a later record that disagrees with it (a
+non-deterministic candidate, or a shard run on another build) instead of
+hiding it.  Streams: memory holds one key and one verdict per record.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from . import model as M
+
+
+class MergeError(ValueError):
+    """Inputs that must not be merged; the message names the files and the field that differs."""
+
+
+IDENTITY = ("schema", "suite_version", "corpus_hash")
+
+
+def read_header(path) -> dict:
+    for rec in M.iter_records(path):
+        if rec.get("record") != "run":
+            raise M.ReportInputError(f"{path}:1: the first record is not a run header")
+        return rec
+    raise M.ReportInputError(f"{path}:1: empty results file (no run header)")
+
+
+def check_compatible(paths) -> list:
+    headers = [read_header(p) for p in paths]
+    first = headers[0]
+    for p, h in zip(paths[1:], headers[1:]):
+        for key in IDENTITY:
+            if h.get(key) != first.get(key):
+                raise MergeError(f"refusing to merge: {p}:1 has {key} {h.get(key)!r}, "
+                                 f"but {paths[0]}:1 has {first.get(key)!r}")
+    return headers
+
+
+def merged_header(paths, headers) -> dict:
+    adapters, seen = [], set()
+    for h in headers:
+        for a in h.get("adapters") or []:
+            if a.get("name") not in seen:
+                seen.add(a.get("name"))
+                adapters.append(a)
+    first = headers[0]
+    out = {k: v for k, v in first.items() if k not in ("run_id", "started", "shard", "adapters")}
+    out.update({"record": "run", "schema": 1, "run_id": f"merge-{uuid.uuid4().hex[:12]}",
+                "started": min(str(h.get("started", "")) for h in headers),
+                "shard": "merged", "merged_from": [{"path": str(p), "run_id": h.get("run_id", ""),
+                                                   "shard": h.get("shard", "")} for p, h in zip(paths, headers)],
+                "adapters": adapters})
+    return out
+
+
+def merge(paths, out_path) -> dict:
+    """Write the merged results to out_path (atomically); return {"records", "duplicates", "conflicts", "counts"}."""
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise MergeError("nothing to merge: give at least one results file")
+    headers = check_compatible(paths)
+    header = merged_header(paths, headers)
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    seen, counts, duplicates, conflicts = {}, Counter(), 0, []
+    fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(header) + "\n")
+            for p in paths:
+                for rec in M.iter_records(p):
+                    if rec.get("record") != "case":
+                        continue
+                    key = (rec["case_id"], rec["adapter"])
+                    if key in seen:
+                        duplicates += 1
+                        if seen[key] != rec["verdict"] and len(conflicts) < 100:
+                            conflicts.append({"case_id": key[0], "adapter": key[1], "kept": seen[key],
+                                              "dropped": rec["verdict"], "file": str(p)})
+                        continue
+                    seen[key] = rec["verdict"]
+                    counts[rec["verdict"]] += 1
+                    rec = dict(rec, run_id=header["run_id"])
+                    f.write(json.dumps(rec) + "\n")
+            f.write(json.dumps({"record": "end", "schema": 1, "run_id": header["run_id"],
+                                "finished": _now(), "cases": sum(counts.values()),
+                                "counts": dict(counts)}) + "\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out_path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return {"out": str(out_path), "records": sum(counts.values()), "duplicates": duplicates,
+            "conflicts": conflicts, "counts": dict(counts), "run_id": header["run_id"]}
+
+
+def _now():
+    import datetime as _dt
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

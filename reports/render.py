@@ -1,0 +1,297 @@
+"""Render results files into one self-contained report.html plus summary.json."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from oracle.codec import CodecError, decode_array
+
+from . import model as M
+from .summary import build_summary
+
+TEMPLATES = Path(__file__).with_name("templates")
+MAX_CELLS = 256        # array elements drawn per output in a drill-down
+VERDICT_COLOURS = {
+    "pass": "#2e7d32", "extension": "#00897b", "not-applicable": "#9e9e9e",
+    "value-mismatch": "#c62828", "missing-error": "#ef6c00", "unexpected-error": "#6a1b9a",
+    "wrong-error-class": "#f9a825", "crash": "#212121", "timeout": "#5d4037",
+}
+
+
+def write_report(results_paths, out_dir) -> dict:
+    """Read the results files (streaming), write out_dir/report.html and out_dir/summary.json.
+
+    Returns {"report_html", "summary_json", "summary", "records"}. Raises
+    model.INPUT_ERRORS (naming file and line) on a damaged input; then nothing
+    is written.
+    """
+    paths = [Path(p) for p in ([results_paths] if isinstance(results_paths, (str, os.PathLike)) else results_paths)]
+    m = M.build_model(paths)
+    summary = build_summary(m)
+    html = render_html(m, summary)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    report = atomic_write(out / "report.html", html)
+    summ = atomic_write(out / "summary.json", json.dumps(summary, indent=2, sort_keys=False) + "\n")
+    return {"report_html": str(report), "summary_json": str(summ), "summary": summary, "records": m.records}
+
+
+def atomic_write(path: Path, text: str) -> Path:
+    """Write beside the target and rename, so a reader never sees half a file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; a report is meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return path
+
+
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def environment():
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = lambda x: "n/a" if x is None else f"{100 * x:.1f}%"
+    return env
+
+
+def render_html(m: M.Model, summary: dict, title="Tensor conformance report") -> str:
+    return environment().get_template("report.html.j2").render(title=title, **view(m, summary))
+
+
+# ---- the view: plain data the template only lays out -------------------------------------------
+
+def view(m: M.Model, summary: dict) -> dict:
+    adapters = m.adapter_names
+    ops = m.ops
+    return {
+        "run": summary["run"], "generated": summary["generated"], "env": summary["environment"],
+        "adapters": [adapter_view(m, a) for a in adapters],
+        "ops": ops, "verdicts": M.VERDICTS, "colours": VERDICT_COLOURS,
+        "matrix": {(op, a): cell_view(m, op, a) for op in ops for a in adapters},
+        "bars": bars_view(m, ops, adapters),
+        "agreement": agreement_view(m, adapters),
+        "clauses": clauses_view(m, adapters),
+        "findings": findings_view(m, adapters),
+        "groups": [group_view(g) for g in m.sorted_groups()],
+        "failing_verdicts": [v for v in M.VERDICTS if v in M.FAILING],
+        "group_clauses": sorted({g.clause for g in m.groups.values()}),
+        "records": m.records, "duplicates": m.duplicates,
+        "coverage_gaps": m.coverage_gaps(),
+        "examples_cap": M.EXAMPLES_CAP,
+    }
+
+
+def adapter_view(m, a):
+    info = m.adapters.get(a, {})
+    t = m.totals(adapter=a)
+    applicable = sum(t.values()) - t["not-applicable"]
+    conf = sum(t[v] for v in M.CONFORMING)
+    return {"name": a, "version": info.get("version", ""), "execution": info.get("execution", ""),
+            "available": info.get("available", True), "reason": info.get("reason", ""),
+            "total": sum(t.values()), "applicable": applicable,
+            "failing": sum(t[v] for v in M.FAILING), "rate": conf / applicable if applicable else None,
+            "counts": dict(t)}
+
+
+def cell_view(m, op, a):
+    c = m.matrix.get((op, a))
+    if not c:
+        return None
+    total = sum(c.values())
+    applicable = total - c["not-applicable"]
+    conf = sum(c[v] for v in M.CONFORMING)
+    rate = conf / applicable if applicable else None
+    return {"total": total, "counts": [(v, c[v]) for v in M.VERDICTS if c[v]], "rate": rate,
+            "failing": sum(c[v] for v in M.FAILING), "apis": sorted(m.native_apis.get((op, a), ())),
+            "tone": "na" if rate is None else "good" if rate == 1 else "mid" if rate >= 0.9 else "bad"}
+
+
+def bars_view(m, ops, adapters, width=360):
+    rows = []
+    for op in ops:
+        for a in adapters:
+            c = m.matrix.get((op, a))
+            if not c:
+                continue
+            total, x, segs = sum(c.values()), 0.0, []
+            for v in M.VERDICTS:
+                if c[v]:
+                    w = width * c[v] / total
+                    segs.append({"verdict": v, "x": round(x, 2), "w": round(w, 2), "n": c[v]})
+                    x += w
+            rows.append({"op": op, "adapter": a, "segs": segs, "total": total})
+    return {"rows": rows, "width": width}
+
+
+def agreement_view(m, adapters):
+    cells = m.agreement()
+    out = {}
+    for (a, b), cell in cells.items():
+        v = dict(cell, anchor=M.slug(f"agree-{a}-{b}"),
+                 rate=(cell["same"] / cell["shared"]) if cell["shared"] else None)
+        out[(a, b)] = out[(b, a)] = v
+    pairs = [((a, b), cells[(a, b)]) for i, a in enumerate(adapters) for b in adapters[i + 1:]
+             if cells[(a, b)]["differ_count"]]
+    return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"), **c} for (a, b), c in pairs]}
+
+
+def clauses_view(m, adapters):
+    rows = []
+    for cid in m.clause_ids():
+        if M._is_range_id(cid):
+            continue
+        cells = []
+        for a in adapters:
+            s = m.clause_stats.get((cid, a))
+            cells.append({"cases": s["cases"], "pass": s["pass"], "fail": s["fail"]} if s else None)
+        info = m.catalogue.get(cid)
+        rows.append({"id": cid, "op": m.clause_op(cid), "kind": m.clause_kind(cid),
+                     "rule": info.rule if info else "", "cells": cells,
+                     "gap": all(c is None for c in cells)})
+    return rows
+
+
+def findings_view(m, adapters):
+    out = []
+    for cid in m.clause_ids():
+        if m.clause_kind(cid) != "gap":
+            continue
+        info = m.catalogue.get(cid)
+        per = []
+        for a in adapters:
+            outcomes = m.gap_outcomes.get((cid, a))
+            if outcomes:
+                per.append({"adapter": a, "cases": sum(outcomes.values()),
+                            "outcomes": [(k, n, m.gap_examples.get((cid, a, k), "")) for k, n in outcomes.most_common()]})
+        out.append({"id": cid, "op": m.clause_op(cid), "rule": info.rule if info else "", "adapters": per})
+    return out
+
+
+def group_view(g: M.FailureGroup):
+    rec = g.minimal or {}
+    err = rec.get("error") or {}
+    mismatch = rec.get("mismatch") or {}
+    return {"key": g.key, "op": g.op, "adapter": g.adapter, "verdict": g.verdict, "clause": g.clause,
+            "count": g.count, "expected_divergences": g.expected_divergences,
+            "case_id": rec.get("case_id", ""), "label": (rec.get("case") or {}).get("label", ""),
+            "clauses": rec.get("clauses", []), "native_api": rec.get("native_api", ""),
+            "expected": rec.get("expected", ""), "outcome": rec.get("outcome", ""),
+            "notes": rec.get("notes") or [], "divergence": rec.get("expected_divergence") or "",
+            "error": err, "repro": rec.get("repro", ""),
+            "inputs": inputs_view(rec.get("case") or {}),
+            "params": json.dumps((rec.get("case") or {}).get("params", {}), sort_keys=True),
+            "outputs": outputs_view(rec, mismatch),
+            "examples": g.examples, "more": g.count - 1 - len(g.examples)}
+
+
+def inputs_view(case):
+    out = []
+    for name, enc in sorted((case.get("inputs") or {}).items()):
+        arr = _decode(enc)
+        out.append({"name": name, "desc": _desc(enc), "table": array_table(arr) if arr is not None else None})
+    return out
+
+
+def outputs_view(rec, mismatch):
+    exp_all, act_all = rec.get("expected_values") or {}, rec.get("actual_values") or {}
+    out = []
+    for name in list(exp_all) + [n for n in act_all if n not in exp_all]:
+        exp, act = _decode(exp_all.get(name)), _decode(act_all.get(name))
+        marks = None
+        if name == mismatch.get("output") and mismatch.get("indices") is not None and exp is not None:
+            marks = _marks_from_indices(exp.shape, mismatch["indices"])
+        elif exp is not None and act is not None and exp.shape == act.shape:
+            marks = differing(exp, act)
+        out.append({"name": name, "expected_desc": _desc(exp_all.get(name)), "actual_desc": _desc(act_all.get(name)),
+                    "expected": array_table(exp, marks) if exp is not None else None,
+                    "actual": array_table(act, marks) if act is not None else None,
+                    "ndiff": int(marks.sum()) if marks is not None else None})
+    return out
+
+
+def differing(exp: np.ndarray, act: np.ndarray) -> np.ndarray:
+    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0."""
+    e, a = _numeric(exp), _numeric(act)
+    same = e == a
+    if e.dtype.kind == "f" and a.dtype.kind == "f":
+        same = (same & (np.signbit(e) == np.signbit(a))) | (np.isnan(e) & np.isnan(a))
+    return ~np.asarray(same, dtype=bool)
+
+
+def _numeric(x):
+    # bfloat16 (ml_dtypes, dtype kind "V") compares through float64, which holds it exactly.
+    return x.astype(np.float64) if x.dtype.kind in "fV" else x
+
+
+def _marks_from_indices(shape, indices):
+    marks = np.zeros(shape, dtype=bool)
+    for idx in indices:
+        try:
+            marks[tuple(idx)] = True
+        except (IndexError, TypeError, ValueError):
+            continue     # an index the judge computed on another shape: leave it unmarked
+    return marks
+
+
+def array_table(arr: np.ndarray, marks=None):
+    """Rows of (text, differs) cells; n-D shown as 2-D (last axis across), capped at MAX_CELLS."""
+    a = np.asarray(arr)
+    flat_marks = None if marks is None else np.asarray(marks).reshape(-1)
+    if a.ndim == 0:
+        return {"rows": [[(_fmt(a[()]), bool(flat_marks[0]) if flat_marks is not None else False)]],
+                "hidden": 0, "reshaped": False}
+    cols = a.shape[-1] if a.shape[-1] else 1
+    flat = a.reshape(-1)
+    shown = min(flat.size, MAX_CELLS)
+    rows, row = [], []
+    for i in range(shown):
+        row.append((_fmt(flat[i]), bool(flat_marks[i]) if flat_marks is not None else False))
+        if len(row) == cols:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    return {"rows": rows, "hidden": flat.size - shown, "reshaped": a.ndim > 2}
+
+
+def _fmt(v):
+    if isinstance(v, (np.floating, float)) or "bfloat16" in str(getattr(v, "dtype", "")):
+        f = float(v)
+        return "-0.0" if f == 0 and np.signbit(f) else repr(f) if abs(f) >= 1e-4 or f == 0 else f"{f:.3g}"
+    return str(v.item() if hasattr(v, "item") else v)
+
+
+def _decode(enc):
+    if enc is None:
+        return None
+    try:
+        return decode_array(enc)
+    except CodecError:
+        return None
+
+
+def _desc(enc):
+    if not isinstance(enc, dict):
+        return ""
+    return f"{enc.get('dtype')}{enc.get('shape')}"
+
+
+def now_iso():
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

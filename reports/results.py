@@ -1,0 +1,205 @@
+"""The results file (docs/RESULTS.md): a streaming writer and a streaming, validating reader."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+import uuid
+
+import numpy as np
+
+from oracle.codec import CodecError, decode_array, encode_array
+
+SCHEMA = 1
+MAX_LINE = 64 << 20         # one record; a longer line is damage, and is never read whole
+RECORD_KINDS = ("run", "case", "end")
+_CASE_FIELDS = {"run_id": str, "case_id": str, "op": str, "adapter": str, "verdict": str,
+                "clauses": list, "case": dict}
+_RUN_FIELDS = {"run_id": str, "corpus_hash": str, "adapters": list}
+_END_FIELDS = {"run_id": str, "cases": int, "counts": dict}
+
+
+class ResultsError(ValueError):
+    """A results file that is damaged other than by a truncated last line; names file and line."""
+
+
+# ---- writing -----------------------------------------------------------------------------
+
+class ResultsWriter:
+    """Appends one JSON line per record and flushes it, so a killed run keeps all it finished."""
+
+    def __init__(self, path: str, append: bool = False):
+        self.path = path
+        self._f = open(path, "a" if append else "w", encoding="utf-8")
+
+    def write(self, record: dict) -> None:
+        self._f.write(json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n")
+        self._f.flush()
+
+    def close(self):
+        if not self._f.closed:
+            self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def run_record(run_id, corpus_hash, corpus_cases, adapters, profile="ci", seed=0, shard="1/1") -> dict:
+    return {"record": "run", "schema": SCHEMA, "run_id": run_id, "suite_version": _suite_version(),
+            "corpus_hash": corpus_hash, "corpus_cases": corpus_cases, "profile": profile, "seed": seed,
+            "started": now(), "platform": platform.platform(), "python": platform.python_version(),
+            "packages": _packages(), "shard": shard, "adapters": adapters}
+
+
+def case_record(run_id: str, verdict, case) -> dict:
+    rec = {"record": "case", "schema": SCHEMA, "run_id": run_id, "case_id": case.id, "op": case.op,
+           "adapter": verdict.adapter, "adapter_version": verdict.adapter_version,
+           "native_api": verdict.native_api, "verdict": verdict.verdict, "clauses": list(verdict.clauses),
+           "expected": verdict.expected, "outcome": verdict.outcome, "notes": list(verdict.notes)}
+    if verdict.error:
+        rec["error"] = _jsonable(verdict.error)
+    if verdict.mismatch:
+        rec["mismatch"] = verdict.mismatch
+    if verdict.expected_values:
+        rec["expected_values"] = {k: encode_array(v) for k, v in verdict.expected_values.items()}
+    if verdict.actual_values:
+        rec["actual_values"] = {k: _encode_any(v) for k, v in verdict.actual_values.items()}
+    if verdict.expected_divergence:
+        rec["expected_divergence"] = verdict.expected_divergence
+    rec["repro"] = verdict.repro
+    rec["elapsed_s"] = round(float(verdict.elapsed_s), 6)
+    rec["case"] = case.to_json()
+    return rec
+
+
+def end_record(run_id: str, cases: int, counts: dict) -> dict:
+    return {"record": "end", "schema": SCHEMA, "run_id": run_id, "finished": now(),
+            "cases": cases, "counts": dict(sorted(counts.items()))}
+
+
+def _encode_any(a):
+    try:
+        return encode_array(a)
+    except KeyError:        # a dtype the suite has no name for: keep a description instead
+        a = np.asarray(a)
+        return {"unencodable": f"{a.dtype}{list(a.shape)}"}
+
+
+def _jsonable(d):
+    return {k: (v if v is None or isinstance(v, (str, int, float, bool)) else str(v)) for k, v in d.items()}
+
+
+def _suite_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("tensor-conformance")
+    except Exception:
+        return "0.1.0"
+
+
+def _packages() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+    out = {}
+    for name in ("numpy", "ml_dtypes", "hypothesis", "torch", "mindspore", "pypto"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+# ---- reading -----------------------------------------------------------------------------
+
+def iter_records(path: str, allow_truncated: bool = True):
+    """Yield each record as a dict; a truncated last line (a killed run) is skipped.
+
+    Any other damage raises ResultsError naming the file, the line and what is wrong.
+    """
+    with open(path, "rb") as f:
+        n, run_id = 0, None
+        while True:
+            raw = f.readline(MAX_LINE + 1)
+            if not raw:
+                return
+            n += 1
+            last = not raw.endswith(b"\n")
+            if len(raw) > MAX_LINE:
+                raise ResultsError(f"{path}:{n}: line longer than {MAX_LINE} bytes")
+            try:
+                rec = json.loads(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                if last and allow_truncated and f.read(1) == b"":
+                    return      # the run was killed while writing this line
+                raise ResultsError(f"{path}:{n}: not a JSON line ({e})") from None
+            rec = check_record(rec, path, n)
+            if n == 1 and rec["record"] != "run":
+                raise ResultsError(f"{path}:1: the first record must be the run header, got a {rec['record']} record")
+            if rec["record"] == "run":
+                run_id = rec["run_id"]
+            elif rec["run_id"] != run_id:
+                raise ResultsError(f"{path}:{n}: run_id {rec['run_id'][:40]!r} differs from the header's {run_id!r}")
+            yield rec
+
+
+def check_record(rec, path="<results>", line=0) -> dict:
+    where = f"{path}:{line}"
+    if not isinstance(rec, dict):
+        raise ResultsError(f"{where}: a record must be a JSON object, got {type(rec).__name__}")
+    kind = rec.get("record")
+    if kind not in RECORD_KINDS:
+        raise ResultsError(f"{where}: 'record' must be one of {', '.join(RECORD_KINDS)}; got {str(kind)[:40]!r}")
+    if rec.get("schema") != SCHEMA:
+        raise ResultsError(f"{where}: schema {str(rec.get('schema'))[:40]!r} is not supported (this reader: {SCHEMA})")
+    fields = {"run": _RUN_FIELDS, "case": _CASE_FIELDS, "end": _END_FIELDS}[kind]
+    for name, typ in fields.items():
+        if not isinstance(rec.get(name), typ) or (typ is int and isinstance(rec.get(name), bool)):
+            raise ResultsError(f"{where}: {kind} record field {name!r} must be {typ.__name__}; "
+                               f"got {str(rec.get(name))[:60]!r}")
+    return rec
+
+
+def read_case(rec: dict, path="<results>", line=0):
+    """The Case stored in a case record (validated: content hash, arrays, sizes)."""
+    from oracle.case import Case
+    try:
+        return Case.from_json(rec["case"])
+    except CodecError as e:
+        raise ResultsError(f"{path}:{line}: bad case: {e}") from None
+
+
+def read_values(rec: dict, which: str = "actual_values", path="<results>", line=0) -> dict:
+    out = {}
+    for k, v in (rec.get(which) or {}).items():
+        if isinstance(v, dict) and "unencodable" in v:
+            continue
+        try:
+            out[k] = decode_array(v)
+        except CodecError as e:
+            raise ResultsError(f"{path}:{line}: {which}[{k!r}]: {e}") from None
+    return out
+
+
+def summarize(path: str) -> dict:
+    """header, end (or None), and counts per verdict, reading the file once in bounded memory."""
+    header, end, counts, seen = None, None, {}, 0
+    for rec in iter_records(path):
+        if rec["record"] == "run":
+            header = header or rec
+        elif rec["record"] == "case":
+            counts[rec["verdict"]] = counts.get(rec["verdict"], 0) + 1
+            seen += 1
+        else:
+            end = rec
+    return {"header": header, "end": end, "counts": counts, "cases": seen}
+

@@ -1,0 +1,90 @@
+"""summary.json: the machine-readable counterpart of the report (schema: schema/summary.schema.json).
+
+Shaped like the array-api compliance data dashboards collect (pytest-json-report
+plus array-api-tests metadata): an environment block naming the library under
+test, its version and the suite version, then counts a dashboard can plot
+without re-reading the results.  Documented in docs/SUMMARY.md.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+
+from . import model as M
+
+SUMMARY_VERSION = "1.0"
+SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
+
+
+def build_summary(m: M.Model) -> dict:
+    h0 = m.headers[0] if m.headers else {}
+    return {
+        "summary_version": SUMMARY_VERSION,
+        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "run": {
+            "suite": "tensor-conformance",
+            "suite_version": _one(m, "suite_version"),
+            "corpus_hash": _one(m, "corpus_hash"),
+            "profile": _one(m, "profile"),
+            "results": [{"path": h["path"], "run_id": h.get("run_id", ""), "shard": h.get("shard", ""),
+                         "started": h.get("started", "")} for h in m.headers],
+            "records": m.records,
+            "duplicates_dropped": m.duplicates,
+        },
+        "environment": {"platform": h0.get("platform", ""), "python": h0.get("python", ""),
+                        "packages": {k: str(v) for k, v in (h0.get("packages") or {}).items()}},
+        "implementations": [implementation(m, a) for a in m.adapter_names],
+        "clauses": {cid: {"op": m.clause_op(cid), "kind": m.clause_kind(cid),
+                          "cases": sum(m.clause_stats[(cid, a)]["cases"] for a in m.adapter_names
+                                       if (cid, a) in m.clause_stats)}
+                    for cid in m.clause_ids() if not M._is_range_id(cid)},
+        "coverage_gaps": m.coverage_gaps(),
+    }
+
+
+def _one(m, key) -> str:
+    """The header value shared by every input file, or 'mixed: a, b' when they differ."""
+    vals = sorted({str(h.get(key, "")) for h in m.headers})
+    if not vals:
+        return ""
+    return vals[0] if len(vals) == 1 else "mixed: " + ", ".join(vals)
+
+
+def implementation(m: M.Model, a: str) -> dict:
+    info = m.adapters.get(a, {})
+    totals = m.totals(adapter=a)
+    ops = {}
+    for op in m.ops:
+        c = m.matrix.get((op, a))
+        if c:
+            ops[op] = {"native_api": sorted(m.native_apis.get((op, a), ())), "counts": _counts(c),
+                       "conforming_rate": _rate(c)}
+    clauses = {}
+    for cid in m.clause_ids():
+        s = m.clause_stats.get((cid, a))
+        if s:
+            clauses[cid] = {"op": m.clause_op(cid), "cases": s["cases"], "pass": s["pass"], "fail": s["fail"],
+                            "met": s["fail"] == 0 and s["pass"] > 0}
+    return {"library": a, "version": str(info.get("version", "")), "execution": str(info.get("execution", "")),
+            "available": bool(info.get("available", True)), "reason": str(info.get("reason", "")),
+            "totals": _counts(totals), "conforming_rate": _rate(totals), "ops": ops, "clauses": clauses}
+
+
+def _counts(c) -> dict:
+    return {v: int(c.get(v, 0)) for v in M.VERDICTS}
+
+
+def _rate(c):
+    applicable = sum(c.values()) - c.get("not-applicable", 0)
+    return round(sum(c.get(v, 0) for v in M.CONFORMING) / applicable, 6) if applicable else None
+
+
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validate(summary: dict) -> None:
+    """Raise jsonschema.ValidationError when summary does not follow the published schema."""
+    import jsonschema
+    jsonschema.validate(summary, schema(), cls=jsonschema.Draft202012Validator)

@@ -1,0 +1,238 @@
+"""The frozen corpus: doc examples + error cases + a derandomized draw from every strategy family.
+
+Every adapter runs the same cases from this file, so results compare case by
+case across adapters and runs; its hash goes into every report.  The build is
+deterministic (derandomized Hypothesis, stable NumPy legacy RNG, sorted JSON,
+no timestamps), so `python -m suites.corpus build` run twice gives the same
+bytes; a test rebuilds it to catch a stale shipped file.
+
+Format: JSON lines, UTF-8.  Line 1 is the header
+{"record": "corpus", "schema": 1, "suite_version", "cases": N, ...}; each
+further line is one Case.to_json().
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from oracle.case import Case, OPS
+from oracle.codec import CodecError
+
+SCHEMA = 1
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+DEFAULT_PATH = CORPUS_DIR / "corpus.jsonl"
+HASH_NAME = "corpus.sha256"
+PER_FAMILY = 36
+# families whose space is wide get more draws; the rest the default
+PER_FAMILY_OVERRIDES = {
+    ("setitem", "assemble"): 60, ("setitem", "mixed"): 60, ("setitem", "ellipsis"): 50,
+    ("clip", "scalar"): 80, ("clip", "tensor"): 80, ("scatter", "rule"): 100, ("scatter", "value"): 50,
+    ("scatter_nd_add", "rule"): 100, ("scatter_nd_add", "duplicates"): 60,
+    ("set_", "storage_view"): 60, ("set_", "tensor"): 50, ("set_", "tensor_view"): 50,
+}
+
+
+def suite_version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version("tensor-conformance")
+    except PackageNotFoundError:
+        import tomllib
+        with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as f:
+            return tomllib.load(f)["project"]["version"]
+
+
+def draw_examples(strategy, n: int) -> list:
+    """The first n examples derandomized Hypothesis draws from `strategy` (same list on every call)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    out = []
+
+    @settings(settings.get_profile("default"), derandomize=True, max_examples=n, database=None,
+              phases=[Phase.generate], deadline=None, suppress_health_check=list(HealthCheck),
+              print_blob=False)
+    @given(strategy)
+    def collect(case):
+        out.append(case)
+
+    collect()
+    return out
+
+
+def generated_cases() -> list:
+    from .strategies import families
+    out = []
+    for op in OPS:
+        for name, strategy in families(op).items():
+            out.extend(draw_examples(strategy, PER_FAMILY_OVERRIDES.get((op, name), PER_FAMILY)))
+    return out
+
+
+def doc_example_cases() -> list:
+    try:
+        from .doc_examples import doc_examples
+    except ImportError:
+        return []
+    return [case for case, _outputs in doc_examples()]
+
+
+def error_case_list() -> list:
+    from .error_cases import cases
+    return cases()
+
+
+def with_oracle_clauses(case: Case) -> Case:
+    """The case with every clause the oracle's answer cites added to its own tags."""
+    import oracle
+    expect = getattr(oracle, "expect", None)
+    if expect is None:
+        return case
+    merged = tuple(dict.fromkeys((*case.clauses, *expect(case).clauses)))
+    if merged == case.clauses:
+        return case
+    return Case(op=case.op, inputs=case.inputs, params=case.params, clauses=merged, origin=case.origin,
+                label=case.label)
+
+
+def build_corpus() -> list:
+    """Doc examples, then error cases, then generated cases; a case id appears once (first kept)."""
+    seen, out = set(), []
+    for case in doc_example_cases() + error_case_list() + generated_cases():
+        if case.id not in seen:
+            seen.add(case.id)
+            out.append(with_oracle_clauses(case))
+    return out
+
+
+def _hypothesis_version() -> str:
+    import hypothesis
+    return hypothesis.__version__
+
+
+def corpus_bytes(cases) -> bytes:
+    header = {"record": "corpus", "schema": SCHEMA, "suite_version": suite_version(), "cases": len(cases),
+              "generator": {"hypothesis": _hypothesis_version(), "per_family": PER_FAMILY}}
+    lines = [json.dumps(header, sort_keys=True, separators=(",", ":"))]
+    lines += [json.dumps(c.to_json(), sort_keys=True, separators=(",", ":")) for c in cases]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def hash_path(path) -> Path:
+    return Path(path).parent / HASH_NAME
+
+
+def write_corpus(path=DEFAULT_PATH, cases=None) -> str:
+    """Write the corpus and corpus.sha256 next to it (atomically); returns "sha256:<hex>"."""
+    path = Path(path)
+    data = corpus_bytes(build_corpus() if cases is None else cases)
+    digest = hashlib.sha256(data).hexdigest()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, data)
+    _atomic_write(hash_path(path), f"{digest}  {path.name}\n".encode())
+    return f"sha256:{digest}"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def corpus_hash(path=DEFAULT_PATH) -> str:
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def recorded_hash(path=DEFAULT_PATH) -> str:
+    """The hash corpus.sha256 records for the corpus at `path`."""
+    text = hash_path(path).read_text().split()
+    if not text:
+        raise CodecError(f"{hash_path(path)}: empty")
+    return "sha256:" + text[0]
+
+
+def iter_corpus(path=DEFAULT_PATH) -> Iterator[Case]:
+    """Stream the cases of a corpus file; a malformed one raises CodecError naming file:line."""
+    path = Path(path)
+    count = 0
+    with open(path, "rb") as f:
+        header = None
+        for lineno, raw in enumerate(f, 1):
+            where = f"{path}:{lineno}"
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise CodecError(f"{where}: not JSON ({e})") from None
+            if header is None:
+                header = _check_header(obj, where)
+                continue
+            try:
+                case = Case.from_json(obj)
+            except CodecError as e:
+                raise CodecError(f"{where}: {e}") from None
+            count += 1
+            yield case
+    if header is None:
+        raise CodecError(f"{path}:1: empty file, no corpus header")
+    if count != header["cases"]:
+        raise CodecError(f"{path}: header says {header['cases']} cases, the file has {count} (truncated?)")
+
+
+def _check_header(obj, where) -> dict:
+    if not isinstance(obj, dict) or obj.get("record") != "corpus":
+        raise CodecError(f'{where}: the first line must be the header {{"record": "corpus", ...}}')
+    if obj.get("schema") != SCHEMA:
+        raise CodecError(f"{where}: corpus schema {obj.get('schema')!r}; this suite reads schema {SCHEMA}")
+    if type(obj.get("cases")) is not int or obj["cases"] < 0:
+        raise CodecError(f"{where}: header 'cases' must be a non-negative int")
+    return obj
+
+
+def load_corpus(path=None) -> tuple:
+    """(list of Cases, "sha256:<hex>" of the file bytes); default: the shipped corpus."""
+    path = Path(path) if path is not None else DEFAULT_PATH
+    if not path.exists():
+        raise FileNotFoundError(f"no corpus at {path}" + ("; build it: python -m suites.corpus build"
+                                                          if path == DEFAULT_PATH else ""))
+    return list(iter_corpus(path)), corpus_hash(path)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m suites.corpus", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="rebuild the corpus and corpus.sha256")
+    b.add_argument("--out", default=str(DEFAULT_PATH), help=f"corpus path (default {DEFAULT_PATH})")
+    c = sub.add_parser("check", help="load a corpus and compare it with its corpus.sha256")
+    c.add_argument("path", nargs="?", default=str(DEFAULT_PATH))
+    args = p.parse_args(argv)
+    if args.cmd == "build":
+        cases = build_corpus()
+        digest = write_corpus(args.out, cases)
+        size = Path(args.out).stat().st_size
+        print(f"{args.out}: {len(cases)} cases, {size / 1e6:.2f} MB, {digest}")
+        return 0
+    try:
+        cases, digest = load_corpus(args.path)
+        want = recorded_hash(args.path)
+    except (CodecError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if digest != want:
+        print(f"error: {args.path} hashes to {digest}, {HASH_NAME} records {want}", file=sys.stderr)
+        return 1
+    print(f"{args.path}: {len(cases)} cases, {digest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

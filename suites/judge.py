@@ -1,0 +1,243 @@
+"""The judge: (Case, Expectation, Outcome) -> Verdict, as DESIGN.md defines the verdicts."""
+from __future__ import annotations
+
+import signal as _signal
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
+from oracle.expectation import BOUND, CHOICES, EXACT, ZERO_REPORT
+
+VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
+            "crash", "timeout", "extension", "not-applicable")
+# Verdicts that are a divergence from the spec (what an expectations file may list).
+DIVERGENT = frozenset({"value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
+                       "crash", "timeout"})
+MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
+MAX_INDICES = 10
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    case_id: str
+    op: str
+    adapter: str
+    adapter_version: str = ""
+    native_api: str = ""
+    clauses: tuple = ()
+    expected: str = ""                  # summary of the Expectation
+    outcome: str = ""                   # summary of what the adapter did
+    notes: list = field(default_factory=list)
+    error: Optional[dict] = None        # expected_class, actual_class, message, stderr
+    mismatch: Optional[dict] = None     # output, count, total, indices
+    expected_values: Optional[dict] = None   # name -> ndarray (failing verdicts, small arrays)
+    actual_values: Optional[dict] = None
+    repro: str = ""
+    elapsed_s: float = 0.0
+    expected_divergence: Optional[str] = None
+
+    @property
+    def divergent(self) -> bool:
+        return self.verdict in DIVERGENT
+
+    def key(self) -> str:
+        """What an expectations-file glob matches: op/verdict/sorted clauses/case id."""
+        return f"{self.op}/{self.verdict}/{','.join(sorted(self.clauses))}/{self.case_id}"
+
+
+def judge(case, expectation, outcome, adapter) -> Verdict:
+    """`adapter`: anything with name, version, native_api(op, case) and repro(case) (an Adapter or a handle)."""
+    verdict, outcome_text, notes, extra = _decide(expectation, outcome)
+    v = Verdict(verdict=verdict, case_id=case.id, op=case.op, adapter=adapter.name,
+                adapter_version=_text(getattr(adapter, "version", "")),
+                native_api=outcome.native_api or adapter.native_api(case.op, case),
+                clauses=tuple(sorted(set(case.clauses) | set(expectation.clauses))),
+                expected=expectation.summary(), outcome=outcome_text, notes=notes,
+                elapsed_s=outcome.elapsed_s, **extra)
+    if verdict != "pass":
+        v.repro = adapter.repro(case)
+    return v
+
+
+def _text(v):
+    return v() if callable(v) else str(v)
+
+
+def _decide(exp, out):
+    """(verdict, outcome summary, notes, extra Verdict fields)."""
+    if out.kind == CRASHED:
+        what = f"crashed: signal {out.signal} ({_signame(out.signal)})" if out.signal else f"crashed: {out.message}"
+        return "crash", what, [], {"error": _error(exp, out)}
+    if out.kind == TIMED_OUT:
+        return "timeout", f"timed out after {out.seconds:g} s", [], {"error": _error(exp, out)}
+    if out.kind == NOT_APPLICABLE:
+        return "not-applicable", f"not applicable: {out.message}", [], {}
+    if out.kind == RAISED:
+        return _judge_raised(exp, out)
+    if out.kind == RETURNED:
+        return _judge_returned(exp, out)
+    return "crash", f"unknown outcome kind {out.kind!r}", [], {}
+
+
+def _judge_raised(exp, out):
+    text = f"raised {out.exc_type}: {_first_line(out.message)}"
+    err = _error(exp, out)
+    if exp.kind == "error":
+        if exp.error_class is None or exp.error_class in out.exc_mro:
+            return "pass", text, [], {}
+        return "wrong-error-class", text, [], {"error": err}
+    if exp.kind == "unspecified":
+        return "pass", text, [f"rejected unsupported input ({', '.join(exp.clauses)})"], {}
+    return "unexpected-error", text, [], {"error": err}
+
+
+def _judge_returned(exp, out):
+    names = ", ".join(f"{k}: {_describe(a)}" for k, a in out.arrays.items()) or "nothing"
+    text = f"returned {names}"
+    if out.message:     # e.g. an output the worker could not carry
+        text += f" ({_first_line(out.message)})"
+    if exp.kind == "error":
+        return "missing-error", text, [], {"error": {"expected_class": exp.error_class, "actual_class": None,
+                                                     "message": exp.message, "stderr": out.stderr[-4000:]}}
+    if exp.kind == "unspecified":
+        return "extension", text, [_extension_note(exp, out)], {}
+    notes, failures = [], []
+    for i, (name, ea) in enumerate(exp.outputs.items()):
+        if name not in out.arrays:
+            if i == 0:
+                failures.append((name, {"output": name, "count": None, "total": None, "indices": []},
+                                 f"primary output {name!r} missing"))
+            else:
+                notes.append(f"output {name!r} not reported by the adapter; not compared")
+            continue
+        fail, detail, more = compare(name, ea, np.asarray(out.arrays[name]))
+        notes.extend(more)
+        if fail:
+            failures.append((name, detail, fail))
+    if not failures:
+        return "pass", text, notes, {}
+    name, detail, why = failures[0]
+    extra = {"mismatch": detail,
+             "expected_values": _small({n: e.value for n, e in exp.outputs.items()}),
+             "actual_values": _small(dict(out.arrays))}
+    notes = [f[2] for f in failures[1:]] + notes
+    return "value-mismatch", f"{text}; {why}", notes, extra
+
+
+def _extension_note(exp, out) -> str:
+    if not exp.natural:
+        return f"returned where unsupported ({', '.join(exp.clauses)}); no NumPy natural value to check against"
+    bad = []
+    for name, ea in exp.natural.items():
+        if name in out.arrays:
+            fail, _, _ = compare(name, ea, np.asarray(out.arrays[name]))
+            if fail:
+                bad.append(fail)
+    if bad:
+        return f"extension differs from the NumPy natural value: {bad[0]}"
+    return "extension matches the NumPy natural value"
+
+
+# ---- comparing one output ----------------------------------------------------------------
+
+def compare(name, ea, actual):
+    """(failure text or "", mismatch detail dict or None, notes) for one output array."""
+    exp = np.asarray(ea.value)
+    if str(actual.dtype) != str(exp.dtype):
+        return f"{name}: dtype {actual.dtype} != {exp.dtype}", _whole(name, exp), []
+    if actual.shape != exp.shape:
+        return f"{name}: shape {list(actual.shape)} != {list(exp.shape)}", _whole(name, exp), []
+    ok, sign_diff = _elementwise(ea, exp, actual)
+    notes = []
+    if sign_diff is not None:
+        n_sign = int(np.count_nonzero(sign_diff))
+        if n_sign:
+            if ea.zero_sign == ZERO_REPORT:
+                notes.append(f"{name}: sign of zero differs at {n_sign} element{'s' if n_sign > 1 else ''}")
+            else:
+                ok = ok & ~sign_diff
+    if ok.all():
+        return "", None, notes
+    bad = np.argwhere(~ok)
+    first = tuple(int(i) for i in bad[0])
+    a0, e0 = actual[first] if actual.ndim else actual[()], exp[first] if exp.ndim else exp[()]
+    detail = {"output": name, "count": int(len(bad)), "total": int(ok.size),
+              "indices": [[int(i) for i in idx] for idx in bad[:MAX_INDICES]]}
+    why = f"{name}: {len(bad)} of {ok.size} elements differ; first at {first}: {_fmt(a0)} != {_fmt(e0)}"
+    if ea.rule == BOUND:
+        why += f" (bound {_fmt(np.asarray(ea.bound)[first] if np.ndim(ea.bound) else ea.bound)})"
+    elif ea.rule == CHOICES:
+        why += " (admissible: " + ", ".join(_fmt(c[first] if exp.ndim else c[()]) for c in ea.choices) + ")"
+    return why, detail, notes
+
+
+def _elementwise(ea, exp, actual):
+    """(ok mask with NaN == NaN and zeros equal, mask of zero-sign differences or None)."""
+    if exp.dtype.kind not in "fV" and not _is_ml_float(exp.dtype):
+        if ea.rule == CHOICES:
+            return (np.asarray(ea.choices) == actual[None]).any(axis=0), None
+        return exp == actual, None
+    a = actual.astype(np.float64)
+    if ea.rule == CHOICES:
+        choices = np.asarray(ea.choices).astype(np.float64)
+        same = (choices == a[None]) | (np.isnan(choices) & np.isnan(a)[None])
+        strict_sign = ea.zero_sign != ZERO_REPORT
+        if strict_sign:
+            same &= ~((choices == 0) & (a[None] == 0) & (np.signbit(choices) != np.signbit(a)[None]))
+        ok = same.any(axis=0)
+        return ok, None
+    e = exp.astype(np.float64)
+    both_nan = np.isnan(a) & np.isnan(e)
+    if ea.rule == BOUND:
+        with np.errstate(invalid="ignore"):
+            ok = (a == e) | both_nan | (np.abs(a - e) <= np.asarray(ea.bound, dtype=np.float64))
+    else:
+        ok = (a == e) | both_nan
+    sign_diff = (a == 0) & (e == 0) & (np.signbit(a) != np.signbit(e))
+    return ok, sign_diff
+
+
+def _is_ml_float(dt) -> bool:
+    return str(dt) == "bfloat16"
+
+
+def _whole(name, exp):
+    return {"output": name, "count": int(exp.size), "total": int(exp.size), "indices": []}
+
+
+def _small(arrays):
+    return {k: np.asarray(v) for k, v in arrays.items() if np.asarray(v).size <= MAX_VALUES}
+
+
+def _describe(a) -> str:
+    a = np.asarray(a)
+    return f"{a.dtype}{list(a.shape)}"
+
+
+def _fmt(v) -> str:
+    v = np.asarray(v)
+    if v.dtype.kind == "f" or _is_ml_float(v.dtype):
+        return repr(float(v))
+    return repr(v.item())
+
+
+def _error(exp, out) -> dict:
+    return {"expected_class": exp.error_class if exp.kind == "error" else None,
+            "actual_class": out.exc_type or None, "message": out.message[:4000],
+            "stderr": out.stderr[-4000:]}
+
+
+def _first_line(s: str) -> str:
+    s = (s or "").strip()
+    line = s.splitlines()[0] if s else ""
+    return line[:300]
+
+
+def _signame(sig) -> str:
+    try:
+        return _signal.Signals(sig).name
+    except (ValueError, TypeError):
+        return "unknown"

@@ -1,0 +1,282 @@
+"""Cases for pypto `clip(x, min, max)` (clauses CL-*): scalar, Element, Tensor and mixed bounds."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+from oracle.dtypes import FLOATS, dtype_from_name, dtype_name
+
+from .common import arrays, elements, has_nan, int_range, make_case, shape_text, shapes
+
+DOC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")      # CL-DTYPE
+UNDOC_DTYPES = ("float64", "int8", "int64")
+BOUND_DTYPES = ("float32", "float16", "int32", "int16")                 # CL-BOUND-DTYPE's list
+SCALAR_KINDS = ("int", "float", "element")
+BASE = ("CL-FORMULA", "CL-DTYPE")
+
+
+def _is_float(name) -> bool:
+    return name in FLOATS
+
+
+@st.composite
+def _scalar_bound(draw, kind, xdt, specials=True):
+    if kind == "int":
+        return {"kind": "int", "value": draw(st.integers(-8, 8))}
+    if kind == "float":
+        special = st.sampled_from((math.nan, math.inf, -math.inf, -0.0)) if specials else st.nothing()
+        return {"kind": "float", "value": draw(st.one_of(st.integers(-16, 16).map(lambda i: i / 2), special))}
+    value = draw(elements(xdt, specials=specials and _is_float(xdt)))
+    value = float(value) if _is_float(xdt) else int(value)
+    return {"kind": "element", "dtype": xdt, "value": value}
+
+
+def _broadcast_shape_for(draw, xshape):
+    """A shape that broadcasts to xshape: some sides set to 1, some leading dims dropped."""
+    drop = draw(st.integers(0, len(xshape) - 1)) if xshape else 0
+    kept = xshape[drop:]
+    return tuple(1 if draw(st.integers(0, 2)) == 0 else s for s in kept)
+
+
+def _bound_value(p, arr):
+    if p is None:
+        return None
+    if p["kind"] == "tensor":
+        return arr.astype(np.float64)
+    return np.float64(p["value"])
+
+
+def _desc(p, arr) -> str:
+    if p is None:
+        return "omitted"
+    if p["kind"] == "tensor":
+        return f"tensor {dtype_name(arr.dtype)} {shape_text(arr.shape)}"
+    if p["kind"] == "element":
+        return f"Element({p['dtype']}, {p['value']!r})"
+    return repr(p["value"])
+
+
+def _case(x, lo, hi, extra_clauses=(), note="", lo_arr=None, hi_arr=None):
+    params, inputs = {}, {"x": x}
+    for name, p, arr in (("min", lo, lo_arr), ("max", hi, hi_arr)):
+        if p is not None:
+            params[name] = p
+            if p["kind"] == "tensor":
+                inputs[name] = arr
+    xdt = dtype_name(x.dtype)
+    clauses = list(BASE) + list(extra_clauses)
+    if any(p is not None and p["kind"] != "tensor" for p in (lo, hi)):
+        clauses.append("CL-BOUND-TYPES")
+    if (lo is None) != (hi is None):
+        clauses.append("CL-DEFAULTS")
+    if lo is None and hi is None:
+        clauses.append("CL-NONE")
+    lov, hiv = _bound_value(lo, lo_arr), _bound_value(hi, hi_arr)
+    specials = [v for v in (lov, hiv) if v is not None]
+    if lov is not None and hiv is not None:
+        with np.errstate(invalid="ignore"):
+            try:
+                if np.any(np.asarray(lov) > np.asarray(hiv)):
+                    clauses.append("CL-MIN-GT-MAX")
+            except ValueError:      # bounds that do not broadcast against each other
+                pass
+    if any(np.isnan(v).any() for v in specials):
+        clauses.append("CL-NAN-BOUND" if _is_float(xdt) else "CL-NONFLOAT-SPECIAL")
+    if not _is_float(xdt) and any(np.isinf(v).any() for v in specials):
+        clauses.append("CL-NONFLOAT-SPECIAL")
+    if has_nan(x):
+        clauses.append("CL-GAP-NAN-X")
+    if xdt == "bfloat16" and any(p is not None and p["kind"] in ("tensor", "element") for p in (lo, hi)):
+        clauses.append("CL-GAP-BF16")
+    if x.ndim == 0 or x.ndim > 4 or x.size == 0:
+        clauses.append("CL-RANK")
+    label = f"{note + ': ' if note else ''}x {xdt} {shape_text(x.shape)}, min {_desc(lo, lo_arr)}, max {_desc(hi, hi_arr)}"
+    return make_case("clip", inputs, params, clauses, label)
+
+
+def _tensor(arr):
+    return {"kind": "tensor"}, arr
+
+
+@st.composite
+def scalar_bounds(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    x = draw(arrays(xdt, draw(shapes(1, 4))))
+    kinds = draw(st.tuples(st.sampled_from((None,) + SCALAR_KINDS), st.sampled_from((None,) + SCALAR_KINDS))
+                 .filter(lambda ks: ks != (None, None)))
+    lo, hi = (draw(_scalar_bound(k, xdt)) if k else None for k in kinds)
+    return _case(x, lo, hi, note="scalar bounds")
+
+
+@st.composite
+def tensor_bounds(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    xshape = draw(shapes(1, 4))
+    x = draw(arrays(xdt, xshape))
+    lo_arr = draw(arrays(xdt, _broadcast_shape_for(draw, xshape)))
+    hi_arr = draw(arrays(xdt, _broadcast_shape_for(draw, xshape)))
+    bcast = lo_arr.shape != xshape or hi_arr.shape != xshape
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",) + (("CL-BROADCAST",) if bcast else ()),
+                 "broadcast bounds" if bcast else "tensor bounds", lo_arr, hi_arr)
+
+
+@st.composite
+def one_tensor_bound(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    xshape = draw(shapes(1, 4))
+    arr = draw(arrays(xdt, _broadcast_shape_for(draw, xshape)))
+    x = draw(arrays(xdt, xshape))
+    bcast = ("CL-BROADCAST",) if arr.shape != xshape else ()
+    if draw(st.booleans()):
+        return _case(x, {"kind": "tensor"}, None, bcast, "max omitted", lo_arr=arr)
+    return _case(x, None, {"kind": "tensor"}, bcast, "min omitted", hi_arr=arr)
+
+
+@st.composite
+def no_bounds(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES + UNDOC_DTYPES))
+    return _case(draw(arrays(xdt, draw(shapes(1, 4)))), None, None, note="both omitted -> x")
+
+
+@st.composite
+def min_gt_max(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    xshape = draw(shapes(1, 3))
+    x = draw(arrays(xdt, xshape))
+    if draw(st.booleans()):
+        hi = draw(st.integers(-8, 7))
+        lo = draw(st.integers(hi + 1, 8))
+        kind = draw(st.sampled_from(SCALAR_KINDS))
+        mk = (lambda v: {"kind": "element", "dtype": xdt, "value": float(v) if _is_float(xdt) else v}) \
+            if kind == "element" else (lambda v: {"kind": kind, "value": float(v) if kind == "float" else v})
+        return _case(x, mk(lo), mk(hi), note="min>max -> max")
+    lo_arr = draw(arrays(xdt, xshape, specials=False))
+    gap = draw(arrays(xdt, xshape, specials=False))
+    hi_arr = (lo_arr.astype(np.float64) - 1 - np.abs(gap.astype(np.float64)))
+    hi_arr = np.maximum(hi_arr, int_range(xdt)[0]) if not _is_float(xdt) else hi_arr
+    hi_arr = hi_arr.astype(dtype_from_name(xdt))
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",), "min>max -> max", lo_arr, hi_arr)
+
+
+@st.composite
+def nan_bound(draw):
+    xdt = draw(st.sampled_from(("float32", "float16", "bfloat16")))
+    xshape = draw(shapes(1, 3))
+    x = draw(arrays(xdt, xshape))
+    other = None if draw(st.booleans()) else {"kind": "float", "value": draw(st.integers(-4, 4)) / 2}
+    form = draw(st.sampled_from(("float", "element", "tensor")))
+    if form == "tensor":
+        arr = np.array(draw(arrays(xdt, xshape)))
+        arr.flat[draw(st.integers(0, arr.size - 1))] = np.nan
+        other_arr = draw(arrays(xdt, xshape))
+        pair = ((({"kind": "tensor"}, arr), ({"kind": "tensor"}, other_arr)))
+    else:
+        nan = {"kind": "float", "value": math.nan} if form == "float" else \
+            {"kind": "element", "dtype": xdt, "value": math.nan}
+        pair = ((nan, None), (other, None))
+    (lo, lo_arr), (hi, hi_arr) = pair if draw(st.booleans()) else pair[::-1]
+    return _case(x, lo, hi, note="NaN bound -> NaN", lo_arr=lo_arr, hi_arr=hi_arr)
+
+
+@st.composite
+def nonfloat_special(draw):
+    xdt = draw(st.sampled_from(("int32", "int16")))
+    x = draw(arrays(xdt, draw(shapes(1, 3))))
+    lo, hi = int_range(xdt)
+    special = draw(st.sampled_from((math.nan, math.inf, -math.inf)))
+    sp = {"kind": "float", "value": special}
+    if draw(st.integers(0, 3)) == 0:      # an int bound the int dtype cannot hold
+        sp = {"kind": "int", "value": draw(st.sampled_from((hi + 1, lo - 1, 2**40)))}
+    other = draw(st.sampled_from((None, {"kind": "int", "value": draw(st.integers(-8, 8))})))
+    pair = (sp, other) if draw(st.booleans()) else (other, sp)
+    return _case(x, *pair, extra_clauses=("CL-NONFLOAT-SPECIAL",), note="special bound, int x")
+
+
+@st.composite
+def nan_x(draw):
+    xdt = draw(st.sampled_from(("float32", "float16", "bfloat16")))
+    x = np.array(draw(arrays(xdt, draw(shapes(1, 3)))))
+    x.flat[draw(st.integers(0, x.size - 1))] = draw(st.sampled_from((math.nan, math.inf, -math.inf, -0.0)))
+    lo = draw(st.one_of(st.none(), _scalar_bound("float", xdt)))
+    hi = draw(st.one_of(st.none(), _scalar_bound("float", xdt)))
+    return _case(x, lo, hi, note="special values in x")
+
+
+@st.composite
+def rank_unsupported(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    shape = draw(st.one_of(st.just(()), shapes(5, 5, max_side=2), shapes(1, 3, min_side=0).filter(lambda s: 0 in s)))
+    x = draw(arrays(xdt, shape))
+    if draw(st.booleans()):
+        lo, hi = draw(_scalar_bound("int", xdt)), draw(_scalar_bound("int", xdt))
+        return _case(x, lo, hi, note="unsupported rank/empty")
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",), "unsupported rank/empty",
+                 draw(arrays(xdt, shape)), draw(arrays(xdt, shape)))
+
+
+@st.composite
+def bound_dtype(draw):
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    bdt = draw(st.sampled_from(tuple(d for d in BOUND_DTYPES + ("int8", "float64") if d != xdt)))
+    xshape = draw(shapes(1, 3))
+    x = draw(arrays(xdt, xshape))
+    if draw(st.booleans()):
+        bad = draw(arrays(bdt, xshape, specials=False))
+        good = draw(arrays(xdt, xshape, specials=False))
+        lo, hi = (bad, good) if draw(st.booleans()) else (good, bad)
+        return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-DTYPE", "CL-BOUND-TYPES"),
+                     "bound dtype != x dtype", lo, hi)
+    value = draw(elements(bdt, specials=False))
+    bad = {"kind": "element", "dtype": bdt, "value": float(value) if _is_float(bdt) else int(value)}
+    good = draw(_scalar_bound("element", xdt, specials=False))
+    lo, hi = (bad, good) if draw(st.booleans()) else (good, bad)
+    return _case(x, lo, hi, ("CL-BOUND-DTYPE",), "Element dtype != x dtype")
+
+
+@st.composite
+def mixed_kinds(draw):
+    """CL-SAME-KIND: one bound a Tensor, the other an Element or a Python scalar."""
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    xshape = draw(shapes(1, 3))
+    x = draw(arrays(xdt, xshape))
+    arr = draw(arrays(xdt, xshape, specials=False))
+    scalar = draw(_scalar_bound(draw(st.sampled_from(SCALAR_KINDS)), xdt, specials=False))
+    if draw(st.booleans()):
+        return _case(x, {"kind": "tensor"}, scalar, ("CL-SAME-KIND",), "Tensor min, scalar max", lo_arr=arr)
+    return _case(x, scalar, {"kind": "tensor"}, ("CL-SAME-KIND",), "scalar min, Tensor max", hi_arr=arr)
+
+
+@st.composite
+def bad_broadcast(draw):
+    """A Tensor bound that does not broadcast to x, or that x would have to broadcast to (CL-BROADCAST)."""
+    xdt = draw(st.sampled_from(DOC_DTYPES))
+    xshape = draw(shapes(1, 3, min_side=2))
+    x = draw(arrays(xdt, xshape))
+    ax = draw(st.integers(0, len(xshape) - 1))
+    if draw(st.booleans()):
+        bshape = tuple(s + 1 if i == ax else s for i, s in enumerate(xshape))
+    else:
+        bshape = (2,) + tuple(xshape)
+    bad = draw(arrays(xdt, bshape))
+    good = draw(arrays(xdt, xshape))
+    lo, hi = (bad, good) if draw(st.booleans()) else (good, bad)
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES", "CL-BROADCAST"),
+                 "bound does not broadcast to x", lo, hi)
+
+
+@st.composite
+def undocumented_dtype(draw):
+    xdt = draw(st.sampled_from(UNDOC_DTYPES))
+    x = draw(arrays(xdt, draw(shapes(1, 3))))
+    lo, hi = draw(_scalar_bound("int", xdt)), draw(_scalar_bound("int", xdt))
+    return _case(x, lo, hi, note="undocumented x dtype")
+
+
+FAMILIES = {
+    "scalar": scalar_bounds(), "tensor": tensor_bounds(), "one_tensor": one_tensor_bound(), "none": no_bounds(),
+    "min_gt_max": min_gt_max(), "nan_bound": nan_bound(), "nonfloat_special": nonfloat_special(),
+    "nan_x": nan_x(), "rank": rank_unsupported(), "bound_dtype": bound_dtype(), "same_kind": mixed_kinds(),
+    "bad_broadcast": bad_broadcast(), "undocumented_dtype": undocumented_dtype(),
+}

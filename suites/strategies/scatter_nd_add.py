@@ -1,0 +1,193 @@
+"""Cases for mindspore `ops.scatter_nd_add(x, indices, updates, use_locking)` (clauses SNA-*)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+from oracle.dtypes import dtype_from_name, dtype_name
+
+from .common import arrays, make_case, shape_text, shapes, weighted_dtypes
+
+DTYPES = weighted_dtypes(("float32", "int32"), ("float16", "float64", "int64", "int8", "uint8", "bfloat16", "bool"))
+IDX = st.sampled_from(("int32", "int64"))
+LOCKING = st.sampled_from((None, True, False))       # None here: the argument is not passed
+VALID = ("SNA-RULE", "SNA-SHAPES", "SNA-RETURN")
+
+
+def _case(x, indices, updates, clauses, note, locking=None, lock_given=False):
+    params = {"use_locking": locking} if (locking is not None or lock_given) else {}
+    label = (f"{dtype_name(x.dtype)} x {shape_text(x.shape)} indices {dtype_name(indices.dtype)} "
+             f"{shape_text(indices.shape)} updates {shape_text(updates.shape)}{': ' + note if note else ''}")
+    return make_case("scatter_nd_add", {"x": x, "indices": indices, "updates": updates}, params, clauses, label)
+
+
+@st.composite
+def _geometry(draw, min_rank=1):
+    """(x shape, N, leading shape of indices) with at least one leading position."""
+    xshape = draw(shapes(min_rank, 4, max_side=4))
+    n = draw(st.integers(1, len(xshape)))
+    lead = draw(shapes(1, 2, min_side=1, max_side=4))
+    return xshape, n, lead
+
+
+def _rows(draw, xshape, n, lead, unique=True):
+    """Index rows into x.shape[:n]; unique ones where there are enough distinct positions."""
+    combos = math.prod(xshape[:n])
+    m = math.prod(lead)
+    rng = np.random.RandomState(draw(st.integers(0, 2**32 - 1)))
+    flat = rng.choice(combos, size=m, replace=not (unique and m <= combos))
+    coords = np.stack(np.unravel_index(flat, xshape[:n]), axis=-1) if n else np.zeros((m, 0), np.int64)
+    return coords.reshape(tuple(lead) + (n,))
+
+
+def _updates_shape(xshape, n, lead):
+    return tuple(lead) + tuple(xshape[n:])
+
+
+@st.composite
+def rule(draw, unique=True):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    if unique and math.prod(lead) > math.prod(xshape[:n]):
+        lead = (math.prod(xshape[:n]),)
+    idx = _rows(draw, xshape, n, lead, unique).astype(dtype_from_name(draw(IDX)))
+    x = draw(arrays(dt, xshape))
+    upd = draw(arrays(dt, _updates_shape(xshape, n, lead)))
+    note = ("slices" if n < len(xshape) else "elements") + ("" if unique else ", duplicates accumulate")
+    clauses = VALID + (() if unique else ("SNA-DUP",))
+    return _case(x, idx, upd, clauses, note, draw(LOCKING))
+
+
+@st.composite
+def duplicates(draw):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    lead = (max(2, lead[0]),) + tuple(lead[1:])
+    idx = _rows(draw, xshape, n, lead, unique=False)
+    flat = idx.reshape(-1, n)
+    flat[1] = flat[0]                     # at least one repeat: it must accumulate (SNA-DUP)
+    idx = flat.reshape(idx.shape).astype(dtype_from_name(draw(IDX)))
+    x = draw(arrays(dt, xshape))
+    upd = draw(arrays(dt, _updates_shape(xshape, n, lead)))
+    return _case(x, idx, upd, VALID + ("SNA-DUP",), "duplicates accumulate", draw(LOCKING))
+
+
+@st.composite
+def whole_x(draw):
+    """N = 0 (allowed: N <= P): every index row addresses all of x; a 0-d x needs exactly this."""
+    dt = draw(DTYPES)
+    xshape = draw(st.one_of(st.just(()), shapes(1, 2, max_side=3)))
+    k = draw(st.integers(1, 3))
+    idx = np.zeros((k, 0), dtype=dtype_from_name(draw(IDX)))
+    x = draw(arrays(dt, xshape))
+    upd = draw(arrays(dt, (k,) + tuple(xshape)))
+    clauses = VALID + (("SNA-DUP",) if k > 1 else ())
+    return _case(x, idx, upd, clauses, "N=0 addresses all of x" + (" (0-d)" if not xshape else ""))
+
+
+@st.composite
+def empty(draw):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    lead = (0,) + tuple(lead[1:])
+    idx = np.zeros(tuple(lead) + (n,), dtype=dtype_from_name(draw(IDX)))
+    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))), VALID,
+                 "empty indices")
+
+
+@st.composite
+def index_dtype(draw):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    bad = draw(st.sampled_from(("float32", "int16", "int8", "uint8", "float64", "bool")))
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(bad))
+    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
+                 VALID + ("SNA-IDX-DTYPE",), f"{bad} indices")
+
+
+# updates dtype that x's dtype holds exactly (SNA-DTYPE) vs one it cannot hold (also SNA-CONVERT)
+SAFE_PAIRS = (("float32", "float16"), ("float64", "float32"), ("int64", "int32"), ("int32", "int8"),
+              ("float32", "int8"), ("float32", "bfloat16"))
+LOSSY_PAIRS = (("int32", "float32"), ("int8", "int64"), ("float16", "float64"), ("int32", "int64"),
+               ("uint8", "int8"), ("int32", "bool"), ("float16", "int32"))
+
+
+@st.composite
+def dtype_mismatch(draw, lossy=False):
+    xdt, udt = draw(st.sampled_from(LOSSY_PAIRS if lossy else SAFE_PAIRS))
+    xshape, n, lead = draw(_geometry())
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
+    upd = draw(arrays(udt, _updates_shape(xshape, n, lead), specials=False))
+    clauses = VALID + ("SNA-DTYPE",) + (("SNA-CONVERT",) if lossy else ())
+    return _case(draw(arrays(xdt, xshape)), idx, upd, clauses, f"{udt} updates into {xdt} x")
+
+
+@st.composite
+def locking(draw):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
+    lock = draw(st.sampled_from((1, 0, "True", None, 1.0)))
+    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
+                 VALID + ("SNA-LOCK",), f"use_locking={lock!r}", lock, lock_given=True)
+
+
+@st.composite
+def updates_shape(draw):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
+    good = _updates_shape(xshape, n, lead)
+    how = draw(st.sampled_from(("extra dim", "missing dim", "side +1", "side -1")))
+    if how == "extra dim":
+        shape = (1,) + good
+    elif how == "missing dim":
+        shape = good[1:]
+    else:
+        ax = draw(st.integers(0, len(good) - 1))
+        delta = 1 if how == "side +1" or good[ax] == 0 else -1
+        shape = tuple(s + delta if j == ax else s for j, s in enumerate(good))
+    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, shape)), VALID + ("SNA-UPD-SHAPE",),
+                 f"updates shape {list(shape)} != {list(good)}")
+
+
+@st.composite
+def out_of_range(draw):
+    dt = draw(DTYPES)
+    xshape, n, lead = draw(_geometry())
+    idt = draw(IDX)
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(idt))
+    col = draw(st.integers(0, n - 1))
+    size = xshape[col]
+    big = (2**31 - 1,) if idt == "int32" else (2**31, 2**32, 2**32 + 1, 2**63 - 1, -2**63)
+    bad = draw(st.sampled_from((size, size + 1, -1, -size, -size - 1) + big))
+    idx.reshape(-1, n)[draw(st.integers(0, idx.size // n - 1)), col] = bad
+    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
+                 VALID + ("SNA-GAP-RANGE",), f"index {bad} on an axis of size {size}")
+
+
+@st.composite
+def bad_index_rank(draw):
+    """SNA-SHAPES: indices of rank 1 (Q < 2), or a last dim N larger than x's rank."""
+    dt = draw(DTYPES)
+    xshape = draw(shapes(1, 3, max_side=4))
+    if draw(st.booleans()):
+        idx = np.asarray([draw(st.integers(0, xshape[0] - 1))], dtype=np.int32)
+        upd = draw(arrays(dt, tuple(xshape[1:])))
+        note = "indices of rank 1"
+    else:
+        n = len(xshape) + 1
+        idx = np.zeros((2, n), dtype=np.int32)
+        upd = draw(arrays(dt, (2,)))
+        note = f"N={n} > rank {len(xshape)}"
+    return _case(draw(arrays(dt, xshape)), idx, upd, ("SNA-SHAPES",), note)
+
+
+FAMILIES = {
+    "rule": rule(), "duplicates": duplicates(), "whole_x": whole_x(), "empty": empty(),
+    "index_dtype": index_dtype(), "dtype": dtype_mismatch(), "convert": dtype_mismatch(lossy=True),
+    "locking": locking(), "updates_shape": updates_shape(), "out_of_range": out_of_range(),
+    "bad_index_rank": bad_index_rank(),
+}

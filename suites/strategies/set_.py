@@ -1,0 +1,317 @@
+"""Cases for mindspore `Tensor.set_(source, storage_offset, size, stride)` (clauses ST-*).
+
+ST-E-DEVICE is not reached: a Case has no device (docs/CASES.md) and these
+machines have one.
+
+Declared sizes and offsets may be huge (2**40, 2**62) but only where the view
+is out of bounds or empty: the storage itself is always a few elements, so no
+case ever needs a huge array.
+"""
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from oracle.dtypes import dtype_name
+
+from .common import arrays, make_case, shape_text, shapes, weighted_dtypes
+
+DTYPES = weighted_dtypes(("float32", "float64"),
+                         ("float16", "bfloat16", "int32", "int64", "int16", "int8", "uint8", "bool"))
+HUGE = (2**31, 2**32, 2**40, 2**62, 2**63 - 1)
+
+
+def contiguous(size) -> list:
+    out, acc = [], 1
+    for s in reversed(size):
+        out.append(acc)
+        acc *= s
+    return out[::-1]
+
+
+def needed(offset, size, stride) -> int:
+    """Storage elements a view touches (offset included); an empty view touches none."""
+    if any(s == 0 for s in size):
+        return 0
+    return offset + sum((s - 1) * t for s, t in zip(size, stride)) + 1
+
+
+def _probe(dt):
+    return True if dt == "bool" else (7 if dt.startswith(("int", "uint")) else 7.5)
+
+
+def _case(target, params, clauses, note, source=None):
+    inputs = {"target": target}
+    if source is not None:
+        inputs["source"] = source
+    kind = params["source_kind"]
+    args = "".join(f", {k}={params[k]!r}" for k in ("storage_offset", "size", "stride") if k in params)
+    src = "" if source is None else f" {dtype_name(source.dtype)}[{source.size}]"
+    label = (f"set_({kind}{src}{args}) on {dtype_name(target.dtype)} "
+             f"{shape_text(target.shape)}{': ' + note if note else ''}")
+    return make_case("set_", inputs, params, clauses, label)
+
+
+@st.composite
+def _view(draw, max_rank=3, zero_stride=True):
+    """(size, stride) of a small view; strides may be zero or overlapping."""
+    size = list(draw(shapes(0, max_rank, min_side=0, max_side=4)))
+    if draw(st.booleans()):
+        return size, contiguous(size)
+    return size, [draw(st.integers(0 if zero_stride else 1, 6)) for _ in size]
+
+
+@st.composite
+def _target(draw, dt=None):
+    dt = dt or draw(DTYPES)
+    return draw(arrays(dt, draw(shapes(0, 3, min_side=0, max_side=4))))
+
+
+@st.composite
+def empty(draw):
+    return _case(draw(_target()), {"source_kind": "none"}, ("ST-EMPTY",), "becomes empty")
+
+
+@st.composite
+def storage(draw):
+    target = draw(_target())
+    dt = dtype_name(target.dtype)
+    source = draw(arrays(dt, (draw(st.integers(0, 12)),)))
+    return _case(target, {"source_kind": "storage", "probe": _probe(dt)}, ("ST-STORAGE", "ST-ALIAS"), "",
+                 source)
+
+
+@st.composite
+def _with_view_args(draw, kind, source_view=None):
+    """Valid offset/size/stride args; the storage is sized so the view fits."""
+    target = draw(_target())
+    dt = dtype_name(target.dtype)
+    size, stride = draw(_view())
+    offset = draw(st.integers(0, 4))
+    length = max(needed(offset, size, stride), offset) + draw(st.integers(0, 3))
+    params = {"source_kind": kind, "storage_offset": offset, "size": size, "probe": _probe(dt)}
+    clauses = ["ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW", "ST-ALIAS"]
+    form = draw(st.sampled_from(("given", "absent", "none")))
+    if form == "given" or stride != contiguous(size):
+        params["stride"] = stride
+    elif form == "none":
+        params["stride"] = None
+        clauses.append("ST-STRIDE-DEFAULT")
+    else:
+        clauses.append("ST-STRIDE-DEFAULT")
+    if source_view is not None:
+        params["source_view"] = source_view(length)
+    notes = [n for n, on in (("zero stride", 0 in (params.get("stride") or [])),
+                             ("empty view", 0 in size)) if on]
+    return _case(target, params, clauses, ", ".join(notes), draw(arrays(dt, (length,))))
+
+
+@st.composite
+def storage_view(draw):
+    return draw(_with_view_args("storage"))
+
+
+@st.composite
+def tensor_view(draw):
+    # the source is contiguous (ST-E-NONCONTIG otherwise): all of the storage, or a 1-D view of it
+    full = draw(st.booleans())
+    return draw(_with_view_args("tensor", None if full else (lambda n: {"offset": 0, "size": [n], "stride": [1]})))
+
+
+@st.composite
+def tensor(draw):
+    target = draw(_target())
+    dt = dtype_name(target.dtype)
+    params = {"source_kind": "tensor", "probe": _probe(dt)}
+    if draw(st.booleans()):
+        length = draw(st.integers(0, 12))
+        note = "contiguous source"
+    else:
+        size, stride = draw(_view())
+        offset = draw(st.integers(0, 3))
+        length = max(needed(offset, size, stride), offset) + draw(st.integers(0, 2))
+        params["source_view"] = {"offset": offset, "size": size, "stride": stride}
+        note = "source view" + ("" if stride == contiguous(size) else " (non-contiguous)")
+    return _case(target, params, ("ST-TENSOR", "ST-ALIAS"), note, draw(arrays(dt, (length,))))
+
+
+@st.composite
+def zero_stride_large(draw):
+    """Many elements declared over one storage element: a broadcast view (ST-STORAGE-VIEW)."""
+    target = draw(_target())
+    dt = dtype_name(target.dtype)
+    # NumPy cannot hold a shape whose non-zero sides overflow its byte count, so 2**40, not 2**62
+    size = draw(st.sampled_from(([64, 64], [4096], [16, 16, 16], [2**40, 0], [0, 2**40])))
+    stride = [0] * len(size) if 0 not in size else [1] * len(size)
+    kind = draw(st.sampled_from(("storage", "tensor")))
+    clause = "ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW"
+    params = {"source_kind": kind, "storage_offset": 0, "size": size, "stride": stride, "probe": _probe(dt)}
+    note = "empty view, huge declared side" if 0 in size else "zero strides, many elements"
+    return _case(target, params, (clause, "ST-ALIAS"), note, draw(arrays(dt, (draw(st.integers(1, 4)),))))
+
+
+# ---- documented errors --------------------------------------------------------------
+
+@st.composite
+def _err_base(draw, kind=None, dt=None):
+    target = draw(_target(dt))
+    dt = dtype_name(target.dtype)
+    kind = kind or draw(st.sampled_from(("storage", "tensor")))
+    size, stride = draw(_view(max_rank=2))
+    offset = draw(st.integers(0, 2))
+    length = max(needed(offset, size, stride), offset) + draw(st.integers(0, 2))
+    params = {"source_kind": kind, "storage_offset": offset, "size": size, "stride": stride, "probe": _probe(dt)}
+    return target, params, draw(arrays(dt, (length,)))
+
+
+@st.composite
+def wrong_types(draw):
+    target, params, source = draw(_err_base())
+    how = draw(st.sampled_from(("offset str", "offset float", "size int", "size str", "size floats",
+                                "stride str", "offset without size", "offset bool", "size bools")))
+    if how == "offset str":
+        params["storage_offset"] = str(params["storage_offset"])
+    elif how == "offset float":
+        params["storage_offset"] = params["storage_offset"] + 0.5
+    elif how == "size int":
+        params["size"] = len(params["size"])
+    elif how == "size str":
+        params["size"] = str(params["size"])
+    elif how == "size floats":
+        params["size"] = [float(s) + 0.5 for s in params["size"]] or [1.5]
+        params["stride"] = params["stride"] or [1]
+    elif how == "stride str":
+        params["stride"] = "1"
+    elif how == "offset without size":
+        del params["size"], params["stride"]
+    elif how == "offset bool":              # Python's bool is an int (ST-GAP-BOOLINT)
+        params["storage_offset"] = bool(params["storage_offset"] % 2)
+    else:
+        params["size"] = [True] * len(params["size"]) or [True]
+        params["stride"] = list(params["stride"]) or [1]
+    return _case(target, params, ("ST-E-TYPE",), how, source)
+
+
+@st.composite
+def out_of_bounds(draw):
+    """ST-E-BOUNDS: size equal to self's size, and the view reaches past the source's storage."""
+    target = draw(_target().filter(lambda t: t.ndim >= 1 and t.size > 0))
+    dt = dtype_name(target.dtype)
+    size = list(target.shape)
+    stride = contiguous(size)
+    length = draw(st.integers(0, needed(0, size, stride) + 2))
+    reach = needed(0, size, stride)
+    offset = draw(st.sampled_from((max(0, length - reach + 1),) + HUGE))
+    params = {"source_kind": draw(st.sampled_from(("storage", "tensor"))), "storage_offset": offset,
+              "size": size, "stride": stride, "probe": _probe(dt)}
+    return _case(target, params, ("ST-E-BOUNDS",), f"offset {offset}, storage of {length}",
+                 draw(arrays(dt, (length,))))
+
+
+@st.composite
+def out_of_bounds_other_size(draw):
+    """ST-GAP-BOUNDS: a view past the storage with a size unlike self's; huge sizes overflow naive checks."""
+    target = draw(_target())
+    dt = dtype_name(target.dtype)
+    length = draw(st.integers(1, 6))
+    size, stride = draw(st.sampled_from((
+        ([2**40], [1]), ([2**62], [4]), ([2**63 - 1], [1]), ([2**31, 2**31], [2**31, 1]),
+        ([2**32 + 1], [2**32]), ([3, 2**61], [2**62, 2]), ([length + 1], [1]), ([2, length], [length, 1]))))
+    if list(target.shape) == size:
+        size = size + [1]
+        stride = stride + [1]
+    params = {"source_kind": draw(st.sampled_from(("storage", "tensor"))), "storage_offset": 0,
+              "size": size, "stride": stride, "probe": _probe(dt)}
+    return _case(target, params, ("ST-GAP-BOUNDS",), f"size {size} past a storage of {length}",
+                 draw(arrays(dt, (length,))))
+
+
+@st.composite
+def negative_offset(draw):
+    target, params, source = draw(_err_base())
+    params["storage_offset"] = draw(st.sampled_from((-1, -2, -2**31, -2**63)))
+    return _case(target, params, ("ST-E-OFFSET",), f"storage_offset {params['storage_offset']}", source)
+
+
+@st.composite
+def negative_size(draw):
+    target, params, source = draw(_err_base())
+    size = list(params["size"]) or [1]
+    params["stride"] = list(params["stride"]) or [1]
+    size[draw(st.integers(0, len(size) - 1))] = draw(st.sampled_from((-1, -2, -2**40)))
+    params["size"] = size
+    return _case(target, params, ("ST-E-NEGSIZE",), f"size {size}", source)
+
+
+@st.composite
+def negative_stride(draw):
+    target, params, source = draw(_err_base())
+    stride = list(params["stride"]) or [1]
+    params["size"] = list(params["size"]) or [1]
+    stride[draw(st.integers(0, len(stride) - 1))] = draw(st.sampled_from((-1, -3, -2**40)))
+    params["stride"] = stride
+    return _case(target, params, ("ST-E-NEGSTRIDE",), f"stride {stride}", source)
+
+
+@st.composite
+def rank_mismatch(draw):
+    target, params, source = draw(_err_base())
+    if draw(st.booleans()):
+        params["stride"] = list(params["stride"]) + [1]
+    else:
+        params["size"] = list(params["size"]) + [1]
+    return _case(target, params, ("ST-E-RANK",), f"len(size) {len(params['size'])} != len(stride) "
+                 f"{len(params['stride'])}", source)
+
+
+@st.composite
+def too_many_dims(draw):
+    target, params, source = draw(_err_base())
+    rank = draw(st.integers(9, 10))
+    params["size"], params["stride"] = [1] * rank, [1] * rank
+    params["storage_offset"] = 0
+    if source.size == 0:        # keep the view in bounds so only the rank is wrong
+        source = draw(arrays(dtype_name(target.dtype), (1,)))
+    return _case(target, params, ("ST-E-MAXDIM",), f"{rank} dims", source)
+
+
+@st.composite
+def noncontiguous_source(draw):
+    target = draw(_target())
+    dt = dtype_name(target.dtype)
+    rows, cols = draw(st.integers(2, 3)), draw(st.integers(2, 3))
+    view = draw(st.sampled_from(({"offset": 0, "size": [rows, cols], "stride": [1, rows]},
+                                 {"offset": 0, "size": [rows, cols], "stride": [cols + 1, 1]},
+                                 {"offset": 1, "size": [rows * cols], "stride": [2]})))
+    length = needed(view["offset"], view["size"], view["stride"]) + 1
+    params = {"source_kind": "tensor", "source_view": view, "storage_offset": 0, "size": [2], "stride": [1],
+              "probe": _probe(dt)}
+    return _case(target, params, ("ST-E-NONCONTIG",), "non-contiguous source with size/stride",
+                 draw(arrays(dt, (length,))))
+
+
+@st.composite
+def dtype_differs(draw):
+    target = draw(_target())
+    tdt = dtype_name(target.dtype)
+    sdt = draw(DTYPES.filter(lambda d: d != tdt))
+    kind = draw(st.sampled_from(("tensor", "storage", "tensor view")))
+    params = {"source_kind": kind.split()[0], "probe": _probe(tdt)}
+    length = draw(st.integers(1, 6))
+    if kind == "tensor view":           # not covered by ST-E-DTYPE (ST-GAP-DTYPE-VIEW)
+        params.update(storage_offset=0, size=[length], stride=[1])
+        clauses = ("ST-TENSOR-VIEW",)
+    else:
+        clauses = ("ST-E-DTYPE",) + (("ST-GAP-EXAMPLE",) if (tdt, sdt, kind) == ("float64", "float32", "tensor")
+                                     else ())
+    return _case(target, params, clauses, f"{sdt} source into {tdt} self", draw(arrays(sdt, (length,))))
+
+
+FAMILIES = {
+    "empty": empty(), "storage": storage(), "storage_view": storage_view(), "tensor": tensor(),
+    "tensor_view": tensor_view(), "zero_stride_large": zero_stride_large(), "type": wrong_types(),
+    "bounds": out_of_bounds(), "gap_bounds": out_of_bounds_other_size(), "offset": negative_offset(),
+    "negsize": negative_size(), "negstride": negative_stride(), "rank": rank_mismatch(),
+    "maxdim": too_many_dims(), "noncontig": noncontiguous_source(), "dtype": dtype_differs(),
+}

@@ -1,0 +1,64 @@
+"""The shipped corpus, one test per case and adapter: `test_clip[torch-min>max -> max-3f2a1b]`.
+
+A divergence listed in suites/expectations/<adapter>.txt xfails with its reason;
+an unlisted one fails with actual, expected, call and repro.
+"""
+import pytest
+
+from suites.check import failure_message, run_and_judge
+
+
+def pytest_generate_tests(metafunc):
+    if "corpus_item" not in metafunc.fixturenames:
+        return
+    state = metafunc.config._conform
+    op = metafunc.function.__name__[len("test_"):]
+    cases, _hash = state.corpus()
+    specs = state.selected()
+    items, ids = [], []
+    for case in cases:
+        if case.op != op:
+            continue
+        for spec in specs:
+            items.append((spec, case))
+            ids.append(f"{_name(spec)}-{case.label or case.origin}-{case.id[:6]}")
+    metafunc.parametrize("corpus_item", items, ids=ids)
+
+
+def _name(spec):
+    return spec.rsplit(":", 1)[-1] if ":" in spec else spec
+
+
+def _check(conform, corpus_item):
+    spec, case = corpus_item
+    handle = conform.handle(spec)
+    verdict = run_and_judge(case, handle)
+    if verdict.divergent:
+        verdict.expected_divergence = conform.expectations(handle.name).match(verdict.key())
+    conform.record(verdict, case)
+    if verdict.verdict == "not-applicable":
+        pytest.skip(verdict.outcome)
+    if verdict.expected_divergence:
+        pytest.xfail(f"{verdict.verdict}: {verdict.expected_divergence}")
+    if verdict.divergent:
+        pytest.fail(failure_message(verdict, case), pytrace=False)
+
+
+def test_setitem(conform, corpus_item):
+    _check(conform, corpus_item)
+
+
+def test_clip(conform, corpus_item):
+    _check(conform, corpus_item)
+
+
+def test_scatter(conform, corpus_item):
+    _check(conform, corpus_item)
+
+
+def test_scatter_nd_add(conform, corpus_item):
+    _check(conform, corpus_item)
+
+
+def test_set_(conform, corpus_item):
+    _check(conform, corpus_item)

@@ -1,0 +1,212 @@
+"""Real misbehaving candidates for the harness tests, loaded by the workers as `bad_adapters:Class`.
+
+Each runs clip cases (docs/CASES.md: outputs `out`, then `x`).  `GoodClip`
+computes CL-FORMULA, min(max(x, lo), hi), honestly with NumPy; the others
+break the way real frameworks do.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+from adapters.base import Adapter, Outcome
+
+
+def _bound(case, which):
+    spec = case.params.get(which)
+    if spec is None:
+        return None
+    return case.inputs[which] if spec["kind"] == "tensor" else spec["value"]
+
+
+def clip_formula(case):
+    x = case.inputs["x"]
+    lo, hi = _bound(case, "min"), _bound(case, "max")
+    out = x.copy()
+    if lo is not None:
+        out = np.maximum(out, np.asarray(lo, dtype=x.dtype))
+    if hi is not None:
+        out = np.minimum(out, np.asarray(hi, dtype=x.dtype))
+    return out.astype(x.dtype)
+
+
+class _Clip(Adapter):
+    ops = ("clip",)
+
+    def version(self):
+        return "0.0-test"
+
+    def native_api(self, op, case=None):
+        return f"{type(self).__name__}.clip"
+
+
+class GoodClip(_Clip):
+    name = "good"
+
+    def run(self, case):
+        return Outcome.returned(out=clip_formula(case), x=case.inputs["x"].copy())
+
+
+class Segfault(_Clip):
+    """Dies by SIGSEGV on cases labelled 'crash', like a framework's kernel on bad input."""
+    name = "segfault"
+
+    def run(self, case):
+        if "crash" in case.label:
+            ctypes.string_at(0)       # a real NULL read: SIGSEGV
+        return GoodClip.run(self, case)
+
+
+class Hang(_Clip):
+    name = "hang"
+
+    def run(self, case):
+        if "hang" in case.label:
+            while True:
+                time.sleep(0.05)
+        return GoodClip.run(self, case)
+
+
+class _Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no str for you")
+
+
+class _NotAnException(BaseException):
+    pass
+
+
+class OddExceptions(_Clip):
+    """Lets odd things escape run(): a BaseException subclass, an unprintable error, SystemExit."""
+    name = "odd"
+
+    def run(self, case):
+        if "base" in case.label:
+            raise _NotAnException("escaped")
+        if "unprintable" in case.label:
+            raise _Unprintable()
+        if "exit" in case.label:
+            raise SystemExit(3)
+        if "interrupt" in case.label:
+            raise KeyboardInterrupt
+        if "notoutcome" in case.label:
+            return [1, 2, 3]
+        return GoodClip.run(self, case)
+
+
+class WrongOutputs(_Clip):
+    name = "wrong"
+
+    def run(self, case):
+        good = clip_formula(case)
+        x = case.inputs["x"].copy()
+        if "shape" in case.label:
+            return Outcome.returned(out=good.reshape(1, -1), x=x)
+        if "dtype" in case.label:
+            return Outcome.returned(out=good.astype(np.float64), x=x)
+        if "value" in case.label:
+            bad = good.copy()
+            bad.flat[-1] = bad.flat[-1] + 1
+            return Outcome.returned(out=bad, x=x)
+        if "complex" in case.label:
+            return Outcome.returned(out=good.astype(np.complex64), x=x)
+        if "missing" in case.label:
+            return Outcome.returned(x=x)
+        return Outcome.returned(out=good, x=x)
+
+
+class Mutating(_Clip):
+    """Clamps in place (as torch.clamp_ would) and reports x after the call; or writes to the case itself."""
+    name = "mutating"
+
+    def run(self, case):
+        if "direct" in case.label:
+            case.inputs["x"][...] = 0       # the harness's arrays are read-only: this raises
+            return Outcome.returned(out=case.inputs["x"], x=case.inputs["x"])
+        x = case.inputs["x"].copy()
+        np.copyto(x, clip_formula(case))
+        return Outcome.returned(out=x, x=x)
+
+
+class Noisy(_Clip):
+    """Floods stdout and stderr, changes directory and NumPy's error state, leaves a child behind."""
+    name = "noisy"
+
+    def run(self, case):
+        if "flood" in case.label:
+            chunk = "x" * 1023 + "\n"
+            for _ in range(4096):                  # 4 MiB on each stream
+                sys.stdout.write(chunk)
+                sys.stderr.write(chunk)
+            os.write(2, b"[ERROR] the reason is here\n")
+        if "chdir" in case.label:
+            os.chdir("/")
+            np.seterr(all="raise")
+        if "fork" in case.label:
+            if os.fork() == 0:      # a child that would outlive the worker
+                signal.pause()
+                os._exit(0)
+        return GoodClip.run(self, case)
+
+
+class Unavailable(_Clip):
+    name = "unavailable"
+
+    def available(self):
+        return False, "the test framework is not installed"
+
+
+class BrokenSetup(_Clip):
+    name = "brokensetup"
+
+    def setup(self):
+        raise ImportError("libfoo.so: cannot open shared object file")
+
+
+# ---- hand-made clip cases and their expectations (CL-FORMULA), for the harness tests ------
+
+def clip_case(label="", x=(1.0, 5.0, 9.0), lo=2.0, hi=6.0, dtype="float32"):
+    from oracle.case import Case
+    params = {}
+    if lo is not None:
+        params["min"] = {"kind": "float", "value": float(lo)}
+    if hi is not None:
+        params["max"] = {"kind": "float", "value": float(hi)}
+    return Case(op="clip", inputs={"x": np.array(x, dtype=dtype)}, params=params,
+                clauses=("CL-FORMULA",), label=label)
+
+
+def clip_expectation(case):
+    """y = min(max(x, lo), hi), input unchanged (CL-FORMULA), exact."""
+    from oracle.expectation import ExpectedArray, Expectation
+    return Expectation("value", clauses=("CL-FORMULA",),
+                       outputs={"out": ExpectedArray(clip_formula(case)), "x": ExpectedArray(case.inputs["x"])})
+
+
+def write_corpus(path, cases):
+    """A corpus file the runner reads (suites.corpus's writer when present, else one Case per line)."""
+    try:
+        from suites.corpus import write_corpus as w
+    except ImportError:
+        w = None
+    if w is not None:
+        return w(path, cases)
+    import json
+    with open(path, "w") as f:
+        for c in cases:
+            f.write(json.dumps(c.to_json()) + "\n")
+    return path
+
+
+class Slow(_Clip):
+    """An honest candidate that takes its time, so a test can kill a run partway."""
+    name = "slow"
+
+    def run(self, case):
+        time.sleep(0.03)
+        return GoodClip.run(self, case)

@@ -1,0 +1,106 @@
+"""Results files for the report tests, built from real Cases in the docs/RESULTS.md format.
+
+The verdicts are chosen by the test, not judged: these files exercise the
+report, diff, merge and certificate code, not the judge.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import sys
+
+import numpy as np
+
+from oracle.case import Case
+from oracle.codec import encode_array
+
+SUITE_VERSION = "0.1.0"
+CORPUS_HASH = "sha256:" + "ab" * 32
+ADAPTERS = {
+    "oracle": ("0.1.0", "NumPy reference, in-process", "oracle.clip"),
+    "torch": ("2.13.0+cpu", "in a worker process", "torch.clamp"),
+    "vendor": ("1.0", "in a worker process", "vendor.clip"),
+}
+
+
+def clip_case(n=4, lo=1.0, hi=3.0, seed=0, dtype="float32", label=""):
+    x = (np.arange(n, dtype=np.float64) + seed * 0.25).astype(dtype)
+    return Case("clip", {"x": x}, {"min": {"kind": "float", "value": lo}, "max": {"kind": "float", "value": hi}},
+                clauses=("CL-MIN-GT-MAX", "CL-FORMULA") if lo > hi else ("CL-FORMULA",),
+                label=label or f"clip n={n} seed={seed}")
+
+
+def clip_expected(case):
+    lo, hi = case.params["min"]["value"], case.params["max"]["value"]
+    x = case.inputs["x"]
+    return np.minimum(np.maximum(x, x.dtype.type(lo)), x.dtype.type(hi))   # CL-FORMULA
+
+
+def header(run_id="run-1", adapters=("oracle", "torch"), corpus_hash=CORPUS_HASH,
+           suite_version=SUITE_VERSION, shard="1/1", cases=0, profile="ci"):
+    return {"record": "run", "schema": 1, "run_id": run_id, "suite_version": suite_version,
+            "corpus_hash": corpus_hash, "corpus_cases": cases, "profile": profile, "seed": 0,
+            "started": "2026-11-30T16:00:00Z", "platform": platform.platform(),
+            "python": sys.version.split()[0], "packages": {"numpy": np.__version__}, "shard": shard,
+            "adapters": [{"name": a, "version": ADAPTERS.get(a, ("1", "", ""))[0],
+                          "execution": ADAPTERS.get(a, ("", "in-process", ""))[1],
+                          "available": True, "reason": ""} for a in adapters]}
+
+
+def case_record(case, adapter, verdict, run_id="run-1", actual=None, message="", exc_class="",
+                expected_divergence=None):
+    version, _, api = ADAPTERS.get(adapter, ("1", "", f"{adapter}.{case.op}"))
+    rec = {"record": "case", "schema": 1, "run_id": run_id, "case_id": case.id, "op": case.op,
+           "adapter": adapter, "adapter_version": version, "native_api": api, "verdict": verdict,
+           "clauses": list(case.clauses), "expected": "returns out: float32 exact",
+           "outcome": "returned out", "repro": f"import {adapter}\n{api}(x, min, max)  # case {case.id}",
+           "elapsed_s": 0.001, "case": case.to_json()}
+    if verdict == "value-mismatch":
+        exp = clip_expected(case)
+        act = exp.copy() if actual is None else np.asarray(actual, dtype=exp.dtype)
+        if actual is None:
+            act.flat[0] = act.flat[0] + 7
+        diff = np.argwhere(exp != act)
+        rec["outcome"] = f"returned out: {len(diff)} of {exp.size} elements differ"
+        rec["mismatch"] = {"output": "out", "count": int(len(diff)), "total": int(exp.size),
+                           "indices": diff.tolist()[:64]}
+        rec["expected_values"] = {"out": encode_array(exp)}
+        rec["actual_values"] = {"out": encode_array(act)}
+    elif verdict in ("unexpected-error", "wrong-error-class"):
+        rec["outcome"] = f"raised {exc_class or 'RuntimeError'}: {message.splitlines()[0] if message else ''}"
+        rec["error"] = {"expected_class": None, "actual_class": exc_class or "RuntimeError",
+                        "message": message, "stderr": ""}
+    elif verdict == "crash":
+        rec["outcome"] = "crashed with signal 11"
+    if expected_divergence:
+        rec["expected_divergence"] = expected_divergence
+    return rec
+
+
+def end_record(records, run_id="run-1"):
+    counts = {}
+    for r in records:
+        if r.get("record") == "case":
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    return {"record": "end", "schema": 1, "run_id": run_id, "finished": "2026-11-30T16:01:00Z",
+            "cases": sum(counts.values()), "counts": counts}
+
+
+def write_results(path, records, end=True, **header_kw):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(header(**header_kw)) + "\n")
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+        if end:
+            f.write(json.dumps(end_record(records, header_kw.get("run_id", "run-1"))) + "\n")
+    return path
+
+
+def small_run(n_cases=6):
+    """oracle passes everything; torch fails the first two cases (one mismatch, one error)."""
+    cases = [clip_case(n=3 + i, seed=i) for i in range(n_cases)]
+    recs = [case_record(c, "oracle", "pass") for c in cases]
+    for i, c in enumerate(cases):
+        verdict = "value-mismatch" if i == 0 else "unexpected-error" if i == 1 else "pass"
+        recs.append(case_record(c, "torch", verdict, message="boom <script>alert(1)</script>"))
+    return cases, recs

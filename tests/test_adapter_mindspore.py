@@ -1,0 +1,244 @@
+"""The mindspore adapters against real mindspore (CPU): doc examples, in-place read-back,
+aliasing for set_, bf16, errors with their [ERROR] reason, availability."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
+from adapters.mindspore_adapter import MindsporeAdapter, MindsporeVariantAdapter
+from oracle.case import Case
+from oracle.dtypes import BFLOAT16
+
+F32 = np.float32
+DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],
+                  [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
+
+if not MindsporeAdapter().available()[0]:
+    pytest.skip(f"mindspore adapter unavailable: {MindsporeAdapter().available()[1]}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def ms_adapter():
+    a = MindsporeAdapter()
+    a.setup()
+    return a
+
+
+@pytest.fixture(scope="module")
+def variant():
+    a = MindsporeVariantAdapter()
+    a.setup()
+    return a
+
+
+def run_ok(adapter, case):
+    out = adapter.run(case)
+    assert out.kind == RETURNED, (
+        f"actual: {out.kind} {out.exc_type}: {out.message[:300]}\nexpected: returned\n"
+        f"call: {out.native_api}\nrepro:\n{adapter.repro(case)}")
+    return out.arrays
+
+
+def assert_same(actual, expected, what, adapter, case):
+    expected = np.asarray(expected)
+    ok = actual.dtype == expected.dtype and actual.shape == expected.shape and np.array_equal(
+        actual.view(np.uint8), np.ascontiguousarray(expected).view(np.uint8))
+    assert ok, (f"actual {what}: {actual.dtype}{list(actual.shape)} {actual.tolist()}\n"
+                f"expected: {expected.dtype}{list(expected.shape)} {expected.tolist()}\n"
+                f"call: {adapter.native_api(case.op, case)}\nrepro:\n{adapter.repro(case)}")
+
+
+def exec_repro(adapter, case):
+    ns = {}
+    try:
+        exec(compile(adapter.repro(case), f"<repro {case.id}>", "exec"), ns)
+    except Exception as e:        # the snippet reproduces a failure: that is its job
+        return e
+    return ns
+
+
+def scatter_doc_expected():
+    x = DOC_X
+    return np.array([[x[0, 0], x[1, 1], x[1, 2], x[0, 3], x[0, 4]],
+                     [0, x[0, 1], 0, x[1, 3], 0],
+                     [x[1, 0], 0, x[0, 2], 0, x[1, 4]]], F32)
+
+
+def doc_scatter_case(inplace):
+    return Case("scatter", {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]]),
+                            "src": DOC_X}, {"dim": 0, "inplace": inplace}, clauses=("SC-EX-1",))
+
+
+# ---- scatter --------------------------------------------------------------------------------------
+
+def test_scatter_doc_example_out_of_place_leaves_input(ms_adapter):
+    case = doc_scatter_case(False)
+    arrays = run_ok(ms_adapter, case)
+    assert_same(arrays["out"], scatter_doc_expected(), "out", ms_adapter, case)
+    assert_same(arrays["input"], np.zeros((3, 5), F32), "input after", ms_adapter, case)
+    assert ms_adapter.native_api("scatter", case) == "mindspore.ops.tensor_scatter_elements"
+
+
+def test_scatter_inplace_goes_to_tensor_scatter_and_reports_what_mindspore_does(ms_adapter):
+    import mindspore as ms
+    case = doc_scatter_case(True)
+    out = ms_adapter.run(case)
+    assert out.native_api == "mindspore.Tensor.scatter_"
+    self_ = ms.Tensor(np.zeros((3, 5), F32))
+    try:                                   # the same call by hand: the adapter must agree with it
+        self_.scatter_(0, ms.Tensor(case.inputs["index"]), ms.Tensor(DOC_X))
+        direct = (RETURNED, "", self_.asnumpy())
+    except Exception as e:
+        direct = (RAISED, type(e).__name__, str(e))
+    assert (out.kind, out.exc_type) == direct[:2], (out, direct)
+    if out.kind == RETURNED:
+        assert_same(out.arrays["input"], direct[2], "input after scatter_", ms_adapter, case)
+    else:   # the adapter drops mindspore's "-----" rule lines and nothing else
+        assert out.message.splitlines() == [ln for ln in direct[2].splitlines() if ln.strip().strip("-")]
+
+
+def test_variant_ops_scatter_doc_example_and_value_form(variant):
+    case = doc_scatter_case(False)
+    assert_same(run_ok(variant, case)["out"], scatter_doc_expected(), "out", variant, case)
+    value = Case("scatter", {"input": np.zeros((2, 4), F32), "index": np.array([[2], [3]])},
+                 {"dim": 1, "value": 1.23, "inplace": False}, clauses=("SC-EX-2",))
+    expected = np.zeros((2, 4), F32)
+    expected[0, 2] = expected[1, 3] = F32(1.23)
+    assert_same(run_ok(variant, value)["out"], expected, "out", variant, value)
+    assert variant.run(doc_scatter_case(True)).kind == NOT_APPLICABLE
+
+
+def test_main_adapter_has_no_out_of_place_value_form(ms_adapter):
+    case = Case("scatter", {"input": np.zeros((2, 4), F32), "index": np.array([[2], [3]])},
+                {"dim": 1, "value": 1.23, "inplace": False})
+    out = ms_adapter.run(case)
+    assert out.kind == NOT_APPLICABLE and "ops.scatter" in out.message
+
+
+# ---- clip --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["ms_adapter", "variant"])
+def test_clip_doc_examples(which, request):
+    adapter = request.getfixturevalue(which)
+    i32 = np.int32
+    c1 = Case("clip", {"x": np.array([[-2, 1, 2], [3, 4, 5]], i32), "min": np.array([[-1, 0, 2], [0, 3, 5]], i32),
+                       "max": np.array([[1, 2, 1], [4, 4, 4]], i32)},
+              {"min": {"kind": "tensor"}, "max": {"kind": "tensor"}}, clauses=("CL-EX-1",))
+    a1 = run_ok(adapter, c1)
+    assert_same(a1["out"], np.array([[-1, 1, 1], [3, 4, 4]], i32), "out", adapter, c1)
+    assert_same(a1["x"], c1.inputs["x"], "x after", adapter, c1)
+    c2 = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], i32)},
+              {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
+    assert_same(run_ok(adapter, c2)["out"], np.array([[1, 2, 3], [3, 3, 3]], i32), "out", adapter, c2)
+    ns = exec_repro(adapter, c2)
+    assert isinstance(ns, dict) and ns["out"].asnumpy().tolist() == [[1, 2, 3], [3, 3, 3]], adapter.repro(c2)
+
+
+# ---- scatter_nd_add ----------------------------------------------------------------------------
+
+def test_scatter_nd_add_doc_examples_update_the_parameter(ms_adapter):
+    c1 = Case("scatter_nd_add", {"x": np.arange(1, 9, dtype=F32), "indices": np.array([[2], [4], [1], [7]], np.int32),
+                                 "updates": np.array([6, 7, 8, 9], F32)}, {"use_locking": False})
+    a1 = run_ok(ms_adapter, c1)
+    assert_same(a1["out"], np.array([1, 10, 9, 4, 12, 6, 7, 17], F32), "out", ms_adapter, c1)
+    assert_same(a1["x"], np.array([1, 10, 9, 4, 12, 6, 7, 17], F32), "x after", ms_adapter, c1)
+    upd = np.stack([np.repeat(np.arange(1, 5), 4).reshape(4, 4), np.repeat(np.arange(5, 9), 4).reshape(4, 4)])
+    c2 = Case("scatter_nd_add", {"x": np.zeros((4, 4, 4), np.int32), "indices": np.array([[0], [2]], np.int32),
+                                 "updates": upd.astype(np.int32)}, {"use_locking": False})
+    expected = np.zeros((4, 4, 4), np.int32)
+    expected[0], expected[2] = upd[0], upd[1]
+    assert_same(run_ok(ms_adapter, c2)["x"], expected, "x after", ms_adapter, c2)
+
+
+def test_kernel_error_carries_class_message_and_stderr_reason(ms_adapter):
+    case = Case("scatter_nd_add", {"x": np.zeros(8, F32), "indices": np.array([[40]], np.int32),
+                                   "updates": np.ones(1, F32)}, {"use_locking": False})
+    out = ms_adapter.run(case)
+    assert (out.kind, out.exc_type) == (RAISED, "RuntimeError"), out
+    assert "Launch kernel failed" in out.message
+    assert "[ERROR]" in out.stderr and "out of range" in out.stderr, f"stderr: {out.stderr!r}"
+    # synchronous launches: the next case is not blamed for this one's failure
+    ok = Case("scatter_nd_add", {"x": np.zeros(8, F32), "indices": np.array([[4]], np.int32),
+                                 "updates": np.ones(1, F32)}, {"use_locking": False})
+    assert run_ok(ms_adapter, ok)["out"].tolist() == [0, 0, 0, 0, 1, 0, 0, 0]
+
+
+# ---- setitem -----------------------------------------------------------------------------------
+
+def test_setitem_doc_examples_that_mindspore_accepts(ms_adapter):
+    b = np.full(2, 10, F32)
+    mixed = Case("setitem", {"target": np.zeros((4, 4), F32), "value": b}, {"key": {"tuple": [0, {"slice": [1, 3, None]}]}})
+    single = Case("setitem", {"target": np.zeros((4, 4), np.int32)}, {"key": {"tuple": [2, 3]}, "value": 5})
+    e_mixed, e_single = np.zeros((4, 4), F32), np.zeros((4, 4), np.int32)
+    e_mixed[0, 1:3] = 10
+    e_single[2, 3] = 5
+    assert_same(run_ok(ms_adapter, mixed)["target"], e_mixed, "target", ms_adapter, mixed)
+    assert_same(run_ok(ms_adapter, single)["target"], e_single, "target", ms_adapter, single)
+
+
+def test_setitem_ellipsis_example_error_is_reported_and_reproduced(ms_adapter):
+    case = Case("setitem", {"target": np.zeros((4, 4), F32), "value": np.full((2, 2), 10, F32)},
+                {"key": {"tuple": ["...", {"slice": [2, 4, None]}]}})
+    out = ms_adapter.run(case)
+    reproduced = exec_repro(ms_adapter, case)
+    assert out.kind == RAISED and type(reproduced).__name__ == out.exc_type, (out, reproduced)
+
+
+# ---- set_ --------------------------------------------------------------------------------------
+
+def test_set_storage_view_and_write_through_self_reaches_the_storage(ms_adapter):
+    case = Case("set_", {"target": np.zeros(3, F32), "source": np.array([10, 20, 30, 40], F32)},
+                {"source_kind": "storage", "storage_offset": 1, "size": [3], "stride": [1], "probe": 7.0})
+    arrays = run_ok(ms_adapter, case)
+    assert_same(arrays["self"], np.array([20, 30, 40], F32), "self", ms_adapter, case)
+    assert_same(arrays["source_after_fill"], np.array([10, 7, 7, 7], F32), "storage after write", ms_adapter, case)
+
+
+def test_set_tensor_source_aliases(ms_adapter):
+    case = Case("set_", {"target": np.zeros(3, F32), "source": np.array([10, 20, 30], F32)},
+                {"source_kind": "tensor", "probe": 7.0})
+    arrays = run_ok(ms_adapter, case)
+    assert_same(arrays["self"], np.array([10, 20, 30], F32), "self", ms_adapter, case)
+    assert_same(arrays["source_after_fill"], np.full(3, 7, F32), "source after write", ms_adapter, case)
+
+
+def test_set_doc_example_dtype_change_is_reported(ms_adapter):
+    case = Case("set_", {"target": np.zeros(3), "source": np.array([10, 20, 30], F32)},
+                {"source_kind": "tensor", "probe": 7.0}, clauses=("ST-EX-1",))
+    out = ms_adapter.run(case)
+    assert (out.kind, out.exc_type) == (RAISED, "RuntimeError") and "Float32" in out.message, out
+
+
+# ---- bf16, availability --------------------------------------------------------------------------
+
+BF16_BITS = np.array([0x3FC0, 0x8000, 0x7FC1, 0xFF81, 0x7F80, 0xFF80, 0x0001, 0x7F7F], np.uint16)
+
+
+def test_bf16_round_trip_keeps_every_bit(ms_adapter):
+    from adapters.convert import from_ms, to_ms
+    back = from_ms(to_ms(BF16_BITS.view(BFLOAT16)))
+    assert back.dtype == BFLOAT16 and back.view(np.uint16).tolist() == BF16_BITS.tolist()
+
+
+def test_bf16_set_shares_bits(ms_adapter):
+    # set_ moves no data, so it is the one op mindspore's CPU backend runs for every bf16 bit pattern.
+    case = Case("set_", {"target": np.zeros(8, BFLOAT16), "source": BF16_BITS.view(BFLOAT16)},
+                {"source_kind": "tensor"})
+    got = run_ok(ms_adapter, case)["self"]
+    assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
+
+
+class AbsentMindspore(MindsporeAdapter):
+    package = "mindspore_that_is_not_installed"
+
+
+def test_missing_package_is_reported_unavailable_with_the_reason():
+    ok, why = AbsentMindspore().available()
+    assert not ok and "mindspore_that_is_not_installed" in why and "not installed" in why
+    assert AbsentMindspore().version() == "unavailable"
+
+
+def test_available_and_version():
+    assert MindsporeAdapter().available() == (True, "") and MindsporeAdapter().version() == "2.10.0"
+    assert MindsporeVariantAdapter().supports("set_") == (False, "mindspore-variants has no mapping for set_")

@@ -1,0 +1,246 @@
+"""`conform run` / `conform adapters` for real: subprocesses, real workers, killed and resumed runs, shards."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from reports.results import iter_records
+
+from bad_adapters import clip_case, write_corpus
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "tests")
+BAD = ["bad_adapters:Segfault", "bad_adapters:Hang", "bad_adapters:OddExceptions",
+       "bad_adapters:WrongOutputs", "bad_adapters:Mutating"]
+LABELS = ["ok", "crash", "hang", "base", "unprintable", "exit", "shape", "dtype", "value", "missing"]
+TIMING = ("elapsed_s", "started", "finished")
+
+
+def conform(*args, timeout=300, **kw):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
+    return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, env=env, text=True,
+                          capture_output=True, timeout=timeout, **kw)
+
+
+def popen(*args):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
+    return subprocess.Popen([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    cases = [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(LABELS)]
+    path = tmp_path / "corpus" / "corpus.jsonl"
+    path.parent.mkdir()
+    write_corpus(str(path), cases)
+    return str(path), cases
+
+
+@pytest.fixture
+def long_corpus(tmp_path):
+    cases = [clip_case(f"c{i}", x=[float(i), 5.0, 9.0]) for i in range(60)]
+    path = tmp_path / "long" / "corpus.jsonl"
+    path.parent.mkdir()
+    write_corpus(str(path), cases)
+    return str(path), cases
+
+
+def records(path, kind="case"):
+    return [r for r in iter_records(path) if r["record"] == kind]
+
+
+def without_timing(recs):
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in recs]
+
+
+def test_adapters_lists_availability_versions_and_reasons():
+    r = conform("adapters")
+    assert r.returncode == 0, r.stderr
+    lines = {line.split()[0]: line for line in r.stdout.splitlines()[1:]}
+    assert "oracle" in lines and " yes " in lines["oracle"]
+    for line in lines.values():
+        assert " yes " in line or "(" in line, f"an unavailable adapter must say why: {line}"
+
+
+def test_oracle_run_writes_results_and_passes(tmp_path, corpus):
+    path, cases = corpus
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "oracle", "--corpus", path, "--out", str(out), "--no-report")
+    assert r.returncode == 0, r.stderr
+    recs = list(iter_records(str(out / "results.jsonl")))
+    assert recs[0]["record"] == "run" and recs[-1]["record"] == "end"
+    assert [x["verdict"] for x in recs[1:-1]] == ["pass"] * len(cases)
+    assert recs[-1]["counts"] == {"pass": len(cases)}
+    assert "10/10 results (100%)" in r.stderr
+
+
+def test_every_bad_candidate_gets_its_verdict_and_every_case_is_recorded(tmp_path, corpus):
+    path, cases = corpus
+    out = tmp_path / "out"
+    args = [a for spec in BAD for a in ("--adapter", spec)]
+    r = conform("run", *args, "--corpus", path, "--out", str(out), "--case-timeout", "2", "--no-report")
+    assert r.returncode == 1, r.stderr                # unlisted divergences
+    recs = records(str(out / "results.jsonl"))
+    assert len(recs) == len(cases) * len(BAD)
+    got = {(x["adapter"], x["case"]["label"]): x for x in recs}
+    assert got["segfault", "crash"]["verdict"] == "crash" and "SIGSEGV" in got["segfault", "crash"]["outcome"]
+    assert got["hang", "hang"]["verdict"] == "timeout"
+    for label in ("base", "unprintable", "exit"):
+        assert got["odd", label]["verdict"] == "unexpected-error"
+    for label in ("shape", "dtype", "value", "missing"):
+        assert got["wrong", label]["verdict"] == "value-mismatch"
+    assert got["mutating", "ok"]["verdict"] == "value-mismatch" and got["mutating", "ok"]["mismatch"]["output"] == "x"
+    for adapter in ("segfault", "hang", "odd", "wrong"):
+        assert got[adapter, "ok"]["verdict"] == "pass"      # the worker came back for the next case
+    assert got["segfault", "crash"]["repro"].startswith("# case")
+
+
+def test_listed_divergences_pass_and_unmatched_patterns_are_reported(tmp_path, corpus):
+    path, _ = corpus
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "wrong.txt").write_text("clip/value-mismatch/*/* :: this candidate is wrong on purpose\n"
+                                   "scatter/* :: never matches\n")
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--out", str(out),
+                "--expectations", str(exp), "--no-report")
+    assert r.returncode == 0, r.stderr
+    bad = [x for x in records(str(out / "results.jsonl")) if x["verdict"] != "pass"]
+    assert len(bad) == 4 and {x["expected_divergence"] for x in bad} == {"this candidate is wrong on purpose"}
+    assert "matched nothing" in r.stderr and "wrong.txt:2 scatter/*" in r.stderr
+
+
+@pytest.mark.parametrize("args, code, text", [
+    (["--adapter", "nope"], 5, "known adapters: "),
+    (["--adapter", "bad_adapters:Unavailable"], 5, "the test framework is not installed"),
+    (["--adapter", "bad_adapters:BrokenSetup"], 5, "libfoo.so"),
+    (["--adapter", "oracle", "--shard", "4/3"], 2, "1 <= K <= N"),
+    (["--adapter", "oracle", "--shard", "x"], 2, "K/N"),
+    (["--adapter", "oracle", "--corpus", "/nonexistent/corpus.jsonl"], 3, "/nonexistent/corpus.jsonl"),
+])
+def test_exit_codes(tmp_path, corpus, args, code, text):
+    if "--corpus" not in args:
+        args = [*args, "--corpus", corpus[0]]
+    r = conform("run", *args, "--out", str(tmp_path / "out"), "--no-report")
+    assert r.returncode == code, r.stderr
+    assert text in r.stderr
+
+
+def test_a_damaged_corpus_is_refused_with_file_and_line(tmp_path, corpus):
+    lines = open(corpus[0]).read().splitlines(keepends=True)
+    lines[3] = lines[3].replace('"clip"', '"clap"')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(lines))
+    r = conform("run", "--adapter", "oracle", "--corpus", str(bad), "--out", str(tmp_path / "o"), "--no-report")
+    assert r.returncode == 3 and "bad.jsonl:4" in r.stderr, r.stderr
+
+
+def _kill_partway(args, results, at_least):
+    p = popen(*args)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if os.path.exists(results) and open(results, "rb").read().count(b'"record":"case"') >= at_least:
+            break
+        time.sleep(0.01)
+    p.send_signal(signal.SIGKILL)
+    p.communicate()
+    return p.returncode
+
+
+def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, long_corpus):
+    path, cases = long_corpus
+    full, cut = tmp_path / "full", tmp_path / "cut"
+    base = ["run", "--adapter", "bad_adapters:Slow", "--corpus", path, "--no-report"]
+    assert conform(*base, "--out", str(full)).returncode == 0
+    results = str(cut / "results.jsonl")
+    assert _kill_partway([*base, "--out", str(cut)], results, 15) == -signal.SIGKILL
+    partial = records(results)
+    assert 15 <= len(partial) < len(cases)
+    assert not records(results, "end")
+    t0 = time.monotonic()
+    r = conform(*base, "--out", str(cut), "--resume")
+    assert r.returncode == 0, r.stderr
+    resumed = list(iter_records(results))
+    assert without_timing(resumed) == without_timing(list(iter_records(str(full / "results.jsonl"))))
+    assert len({x["case_id"] for x in resumed if x["record"] == "case"}) == len(cases)   # nothing duplicated
+    assert time.monotonic() - t0 < 60
+
+
+def test_sigterm_stops_with_130_and_resume_finishes(tmp_path, long_corpus):
+    path, cases = long_corpus
+    out = tmp_path / "out"
+    args = ["run", "--adapter", "bad_adapters:Slow", "--corpus", path, "--out", str(out), "--no-report"]
+    p = popen(*args)
+    results = str(out / "results.jsonl")
+    while not (os.path.exists(results) and open(results).read().count('"record":"case"') >= 5):
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "--resume" in err and not records(results, "end")
+    r = conform(*args, "--resume")
+    assert r.returncode == 0 and len(records(results)) == len(cases)
+    assert records(results, "end")[0]["cases"] == len(cases)
+
+
+def test_resume_of_another_corpus_is_refused(tmp_path, corpus, long_corpus):
+    out = tmp_path / "out"
+    assert conform("run", "--adapter", "oracle", "--corpus", corpus[0], "--out", str(out),
+                   "--no-report").returncode == 0
+    r = conform("run", "--adapter", "oracle", "--corpus", long_corpus[0], "--out", str(out), "--resume",
+                "--no-report")
+    assert r.returncode == 4 and "corpus_hash" in r.stderr
+
+
+def test_three_shards_partition_the_corpus_and_merge_to_the_full_run(tmp_path, long_corpus):
+    path, cases = long_corpus
+    base = ["run", "--adapter", "oracle", "--corpus", path, "--no-report"]
+    assert conform(*base, "--out", str(tmp_path / "full")).returncode == 0
+    parts = []
+    for k in (1, 2, 3):
+        out = tmp_path / f"s{k}"
+        assert conform(*base, "--out", str(out), "--shard", f"{k}/3").returncode == 0
+        parts.append(str(out / "results.jsonl"))
+    ids = [{x["case_id"] for x in records(p)} for p in parts]
+    assert all(ids) and sum(map(len, ids)) == len(cases) and set.union(*ids) == {c.id for c in cases}
+    full = records(str(tmp_path / "full" / "results.jsonl"))
+    key = lambda r: (r["case_id"], r["adapter"])  # noqa: E731
+    sharded = sorted((x for p in parts for x in records(p)), key=key)
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in (*TIMING, "run_id")} for r in rs]  # noqa: E731
+    assert strip(sharded) == strip(sorted(full, key=key))
+    r = conform("merge", *parts, "--out", str(tmp_path / "merged"))
+    if r.returncode == 0:   # `conform merge` comes from the report package
+        merged = sorted(records(str(tmp_path / "merged" / "results.jsonl")), key=key)
+        assert strip(merged) == strip(sorted(full, key=key))
+
+
+def test_two_runs_give_identical_results_apart_from_timings(tmp_path, corpus):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        assert conform("run", "--adapter", "oracle", "--adapter", "bad_adapters:WrongOutputs", "--corpus",
+                       corpus[0], "--out", str(out), "--no-report").returncode == 1
+    ra, rb = (list(iter_records(str(d / "results.jsonl"))) for d in (a, b))
+    assert without_timing(ra) == without_timing(rb)
+
+
+def test_jobs_keep_corpus_order_and_results(tmp_path, long_corpus):
+    path, cases = long_corpus
+    one, two = tmp_path / "one", tmp_path / "two"
+    base = ["run", "--adapter", "bad_adapters:Slow", "--corpus", path, "--no-report"]
+    assert conform(*base, "--out", str(one)).returncode == 0
+    assert conform(*base, "--out", str(two), "--jobs", "2").returncode == 0
+    assert without_timing(records(str(one / "results.jsonl"))) == without_timing(records(str(two / "results.jsonl")))
+
+
+def test_in_process_run(tmp_path, corpus):
+    r = conform("run", "--adapter", "oracle", "--in-process", "--corpus", corpus[0], "--out", str(tmp_path / "o"),
+                "--no-report")
+    assert r.returncode == 0, r.stderr
+    header = list(iter_records(str(tmp_path / "o" / "results.jsonl")))[0]
+    assert "worker" not in header["adapters"][0]["execution"]
+
+

@@ -1,0 +1,131 @@
+"""`conform diff` and `conform merge`: categories, exit codes, refusals, nothing half-written."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reports.commands import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INCOMPATIBLE, EXIT_OK, main
+from reports.diff import diff_results
+from reports.merge import MergeError, merge
+from reports.model import build_model, iter_records
+
+from report_fixtures import case_record, clip_case, write_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _runs(tmp_path):
+    cs = [clip_case(n=3 + i, seed=i) for i in range(6)]
+    base = [case_record(cs[0], "torch", "pass"), case_record(cs[1], "torch", "value-mismatch"),
+            case_record(cs[2], "torch", "unexpected-error", message="old text"),
+            case_record(cs[3], "torch", "crash"), case_record(cs[4], "torch", "pass"),
+            case_record(cs[5], "oracle", "pass")]
+    new = [case_record(cs[0], "torch", "value-mismatch", run_id="run-2"),          # new failure
+           case_record(cs[1], "torch", "pass", run_id="run-2"),                    # fixed
+           case_record(cs[2], "torch", "unexpected-error", message="new text", run_id="run-2"),  # message
+           case_record(cs[3], "torch", "timeout", run_id="run-2"),                 # changed verdict (regression)
+           case_record(cs[4], "torch", "crash", run_id="run-2", expected_divergence="known segfault"),
+           case_record(cs[5], "oracle", "pass", run_id="run-2")]
+    return (write_results(tmp_path / "base.jsonl", base),
+            write_results(tmp_path / "new.jsonl", new, run_id="run-2"))
+
+
+def test_diff_categories(tmp_path):
+    r = diff_results(*_runs(tmp_path))
+    t = r["adapters"]["torch"]
+    assert [e["case_id"] for e in t.new_failures] == [clip_case(n=3, seed=0).id, clip_case(n=7, seed=4).id]
+    assert [e["case_id"] for e in t.fixed] == [clip_case(n=4, seed=1).id]
+    assert [(e["base"]["verdict"], e["new"]["verdict"]) for e in t.changed_verdicts] == [("crash", "timeout")]
+    assert [e["new"]["outcome"] for e in t.changed_messages] == ["raised RuntimeError: new text"]
+    # the expected divergence is listed as a new failure but does not gate
+    assert t.regressions == 2 and r["regressions"] == 2
+    assert r["adapters"]["oracle"].regressions == 0
+
+
+def test_diff_cli_exit_codes_and_outputs(tmp_path, capsys):
+    base, new = _runs(tmp_path)
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d")]) == EXIT_FAILED
+    text = (tmp_path / "d" / "diff.txt").read_text()
+    assert "torch: 2 new failures, 1 fixed, 1 changed verdicts, 1 changed messages; 2 regressions" in text
+    assert "expected divergence: known segfault" in text
+    html = (tmp_path / "d" / "diff.html").read_text()
+    assert "2 regression(s)" in html and "new text" in html
+    assert main(["diff", str(base), str(base), "--out", str(tmp_path / "same")]) == EXIT_OK
+    assert "no regressions" in (tmp_path / "same" / "diff.txt").read_text()
+
+
+def _shards(tmp_path, corpus_hash=None, suite_version=None):
+    cs = [clip_case(n=2 + i, seed=i) for i in range(9)]
+    paths = []
+    for k in range(3):
+        recs = [case_record(c, a, "pass", run_id=f"s{k}") for c in cs[k::3] for a in ("oracle", "torch")]
+        kw = {"run_id": f"s{k}", "shard": f"{k + 1}/3"}
+        if k == 2 and corpus_hash:
+            kw["corpus_hash"] = corpus_hash
+        if k == 2 and suite_version:
+            kw["suite_version"] = suite_version
+        paths.append(write_results(tmp_path / f"shard{k}.jsonl", recs, **kw))
+    return cs, paths
+
+
+def test_merge_three_shards_dedups_and_keeps_every_answer(tmp_path):
+    cs, paths = _shards(tmp_path)
+    r = merge(paths + [paths[0]], tmp_path / "m" / "results.jsonl")    # a shard given twice
+    assert r["records"] == 18 and r["duplicates"] == 6 and r["conflicts"] == []
+    recs = list(iter_records(tmp_path / "m" / "results.jsonl"))
+    assert recs[0]["record"] == "run" and recs[-1]["record"] == "end" and recs[-1]["cases"] == 18
+    assert {(x["case_id"], x["adapter"]) for x in recs[1:-1]} == {(c.id, a) for c in cs for a in ("oracle", "torch")}
+    assert [m["shard"] for m in recs[0]["merged_from"]] == ["1/3", "2/3", "3/3", "1/3"]
+    assert build_model([tmp_path / "m" / "results.jsonl"], catalogue={}).records == 18
+
+
+def test_merge_reports_conflicting_duplicates(tmp_path):
+    c = clip_case(n=3)
+    a = write_results(tmp_path / "a.jsonl", [case_record(c, "torch", "pass")])
+    b = write_results(tmp_path / "b.jsonl", [case_record(c, "torch", "crash", run_id="run-b")], run_id="run-b")
+    r = merge([a, b], tmp_path / "m.jsonl")
+    assert r["conflicts"] == [{"case_id": c.id, "adapter": "torch", "kept": "pass", "dropped": "crash", "file": str(b)}]
+
+
+@pytest.mark.parametrize("field, kw", [("corpus_hash", {"corpus_hash": "sha256:" + "cd" * 32}),
+                                       ("suite_version", {"suite_version": "0.2.0"})])
+def test_merge_refuses_mixed_corpus_or_suite(tmp_path, capsys, field, kw):
+    _, paths = _shards(tmp_path, **kw)
+    out = tmp_path / "m"
+    with pytest.raises(MergeError, match=rf"shard2\.jsonl:1 has {field}"):
+        merge(paths, out / "results.jsonl")
+    assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_INCOMPATIBLE
+    assert f"shard2.jsonl:1 has {field}" in capsys.readouterr().err
+    assert not out.exists() or os.listdir(out) == [], "nothing half-written"
+
+
+def test_merge_of_malformed_input_names_file_and_line_and_writes_nothing(tmp_path, capsys):
+    _, paths = _shards(tmp_path)
+    lines = paths[1].read_text().splitlines(keepends=True)
+    lines[2] = lines[2][:30] + "\n"
+    paths[1].write_text("".join(lines))
+    out = tmp_path / "m"
+    assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_BAD_INPUT
+    assert "shard1.jsonl:3:" in capsys.readouterr().err
+    assert os.listdir(out) == [], "the temp file is removed and no results.jsonl appears"
+
+
+def test_report_cli_bad_input_and_missing_file(tmp_path, capsys):
+    p = tmp_path / "r.jsonl"
+    p.write_text('{"record": "run", "schema": 1}\n')
+    assert main(["report", str(p), "--out", str(tmp_path / "o")]) == EXIT_BAD_INPUT
+    assert "r.jsonl:1:" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "report.html").exists()
+    assert main(["report", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")]) == EXIT_BAD_INPUT
+    assert "nope.jsonl: no such results file" in capsys.readouterr().err
+
+
+def test_commands_run_as_a_real_process(tmp_path):
+    base, new = _runs(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "reports.commands", "diff", str(base), str(new), "--out",
+                        str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == EXIT_FAILED, r.stderr
+    assert "2 regression(s)" in r.stdout

@@ -1,0 +1,79 @@
+"""Every worked example of the seeds: the oracle reproduces the documented output exactly."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import oracle
+from oracle.case import key_text
+from suites.doc_examples import doc_examples
+
+EXAMPLES = doc_examples()
+CONTRADICTED = "ST-GAP-EXAMPLE"     # the example the same page forbids (ST-E-DTYPE)
+RAISED = "SC-GAP-DUP-ERR"           # the transcript's call that raised in torch 1.2
+
+
+def _call(case) -> str:
+    if case.op == "setitem":
+        return f"target[{key_text(case.params['key'])}] = value"
+    return f"{case.op}({', '.join(sorted(case.inputs))}, **{dict(case.params)})"
+
+
+def _msg(actual, expected, case) -> str:
+    return (f"actual   {actual}\nexpected {expected}\ncall     {_call(case)}\n"
+            f"repro    oracle.expect(Case.from_json({json.dumps(case.to_json())}))")
+
+
+def _ex_id(case) -> str:
+    return next(c for c in case.clauses if "-EX-" in c or c == RAISED)
+
+
+@pytest.mark.parametrize("case,documented", EXAMPLES, ids=[c.label for c, _ in EXAMPLES])
+def test_doc_example(case, documented):
+    assert case.origin == "doc-example"
+    assert oracle.CLAUSES[_ex_id(case)].kind in ("ex", "gap")
+    exp = oracle.expect(case)
+    if CONTRADICTED in case.clauses:
+        # the page prints a value, its own ST-E-DTYPE rule says RuntimeError: the oracle follows the rule
+        assert (exp.kind, exp.error_clause, exp.error_class) == ("error", "ST-E-DTYPE", "RuntimeError"), \
+            _msg(exp.summary(), "raises RuntimeError (ST-E-DTYPE)", case)
+        assert documented and case.inputs["target"].dtype != case.inputs["source"].dtype
+        assert oracle.CLAUSES[CONTRADICTED].finding
+        return
+    if RAISED in case.clauses:
+        # repeats along dim: unspecified (SC-DUP), so the old error and any colliding value are admissible
+        assert exp.kind == "unspecified" and "SC-DUP" in exp.clauses, _msg(exp.summary(), "unspecified (SC-DUP)", case)
+        assert not documented
+        return
+    assert exp.kind == "value", _msg(exp.summary(), "a value", case)
+    for name, want in documented.items():
+        got = exp.outputs[name].value
+        assert got.dtype == want.dtype and got.shape == want.shape, \
+            _msg(f"{got.dtype}{list(got.shape)}", f"{want.dtype}{list(want.shape)}", case)
+        assert np.array_equal(got, want), _msg(got.tolist(), want.tolist(), case)
+
+
+@pytest.mark.parametrize("case,documented", [(c, d) for c, d in EXAMPLES if d and CONTRADICTED not in c.clauses],
+                         ids=[c.label for c, d in EXAMPLES if d and CONTRADICTED not in c.clauses])
+def test_doc_example_through_public_function(case, documented):
+    """The plain functions (oracle.setitem, ...) give the same documented output as expect()."""
+    from adapters.oracle_adapter import OracleAdapter
+    outcome = OracleAdapter().run(case)
+    assert outcome.kind == "returned", _msg(f"{outcome.exc_type}: {outcome.message}", "a value", case)
+    primary = next(iter(documented))
+    got, want = outcome.arrays[primary], documented[primary]
+    assert np.array_equal(got, want) and got.dtype == want.dtype, _msg(got.tolist(), want.tolist(), case)
+
+
+def test_every_example_clause_has_a_doc_example():
+    covered = {c for case, _ in EXAMPLES for c in case.clauses}
+    missing = [cid for cid, c in oracle.CLAUSES.items() if c.kind == "ex" and cid not in covered]
+    assert not missing, f"actual: no doc example for {missing}; expected: one per ex clause"
+
+
+def test_doc_example_ids_are_stable_and_distinct():
+    ids = [c.id for c, _ in EXAMPLES]
+    assert len(set(ids)) == len(ids), f"actual {len(set(ids))} distinct ids, expected {len(ids)}"
+    assert [c.id for c, _ in doc_examples()] == ids

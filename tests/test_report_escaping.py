@@ -1,0 +1,22 @@
+"""Text from a candidate (exception messages, stderr, labels) reaches the report as text, never as markup."""
+import re
+
+from reports.render import write_report
+
+from report_fixtures import case_record, clip_case, write_results
+
+HOSTILE = '<script>alert("pwned")</script><img src=x onerror=alert(1)> & </pre></details>'
+
+
+def test_exception_message_with_html_is_escaped(tmp_path):
+    c = clip_case(n=3, label='<b>label</b>')
+    rec = case_record(c, "torch", "unexpected-error", exc_class="RuntimeError", message=HOSTILE)
+    rec["error"]["stderr"] = "[ERROR] <script>x()</script>"
+    write_results(tmp_path / "r.jsonl", [rec])
+    write_report([tmp_path / "r.jsonl"], tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    # The only <script> element is the report's own.
+    assert len(re.findall(r"<script\b", html)) == 1, "a candidate's <script> became markup"
+    assert "<img src=x" not in html and "<b>label</b>" not in html
+    assert "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &lt;/pre&gt;" in html
+    assert "[ERROR] &lt;script&gt;x()&lt;/script&gt;" in html

@@ -1,0 +1,118 @@
+"""The report model: matrix, agreement, clauses, findings, failure groups; strict, streaming input."""
+import json
+
+import pytest
+
+from reports import model as M
+from reports.model import ClauseInfo, build_model
+
+from report_fixtures import case_record, clip_case, small_run, write_results
+
+
+def _model(tmp_path, recs, catalogue=None, **kw):
+    return build_model([write_results(tmp_path / "r.jsonl", recs, **kw)], catalogue=catalogue or {})
+
+
+def test_matrix_counts_and_native_api(tmp_path):
+    _, recs = small_run(6)
+    m = _model(tmp_path, recs)
+    assert m.records == 12
+    assert dict(m.matrix[("clip", "oracle")]) == {"pass": 6}
+    assert dict(m.matrix[("clip", "torch")]) == {"pass": 4, "value-mismatch": 1, "unexpected-error": 1}
+    assert m.native_apis[("clip", "torch")] == {"torch.clamp"}
+    assert m.adapter_names == ["oracle", "torch"]      # the oracle first: the reference column
+
+
+def test_agreement_counts_shared_cases_and_lists_differences(tmp_path):
+    cases, recs = small_run(6)
+    recs.append(case_record(clip_case(n=50), "torch", "pass"))                 # torch only: not shared
+    recs.append(case_record(clip_case(n=51), "oracle", "not-applicable"))       # no answer: not shared
+    recs.append(case_record(clip_case(n=51), "torch", "pass"))
+    cell = _model(tmp_path, recs).agreement()[("oracle", "torch")]
+    assert (cell["shared"], cell["same"], cell["differ_count"]) == (6, 4, 2)
+    assert {d[0] for d in cell["differ"]} == {cases[0].id, cases[1].id}
+
+
+def test_identical_wrong_values_agree_different_ones_do_not(tmp_path):
+    c = clip_case(n=4)
+    recs = [case_record(c, "torch", "value-mismatch", actual=[9, 9, 9, 9]),
+            case_record(c, "vendor", "value-mismatch", actual=[9, 9, 9, 9]),
+            case_record(c, "oracle", "value-mismatch", actual=[8, 9, 9, 9])]
+    agree = _model(tmp_path, recs, adapters=("oracle", "torch", "vendor")).agreement()
+    assert agree[("torch", "vendor")]["same"] == 1
+    assert agree[("oracle", "torch")]["same"] == 0
+
+
+def test_clause_stats_and_coverage_gaps(tmp_path):
+    _, recs = small_run(3)
+    recs.append(case_record(clip_case(n=2, lo=3.0, hi=1.0), "torch", "crash"))
+    cat = {cid: ClauseInfo(cid, "clip", kind, "") for cid, kind in
+           (("CL-FORMULA", "sem"), ("CL-MIN-GT-MAX", "sem"), ("CL-NONE", "sem"), ("CL-EX-1, CL-EX-2", "ex"))}
+    m = _model(tmp_path, recs, catalogue=cat)
+    # the crash is attributed to CL-MIN-GT-MAX (its case's own first tag); for CL-FORMULA it is "other"
+    assert dict(m.clause_stats[("CL-FORMULA", "torch")]) == {"cases": 4, "pass": 1, "fail": 2, "other": 1}
+    assert dict(m.clause_stats[("CL-MIN-GT-MAX", "torch")]) == {"cases": 1, "fail": 1}
+    assert {g.clause for g in m.groups.values()} == {"CL-FORMULA", "CL-MIN-GT-MAX"}
+    assert ("CL-MIN-GT-MAX", "oracle") not in m.clause_stats
+    assert m.coverage_gaps() == ["CL-NONE"]      # reached by no adapter; a family row is not a gap
+
+
+def test_failure_is_attributed_to_the_documented_error_clause(tmp_path):
+    c = clip_case(n=3)
+    rec = case_record(c, "torch", "wrong-error-class", exc_class="ValueError")
+    rec["expected"] = "raises TypeError (CL-BOUND-DTYPE)"
+    rec["clauses"] = ["CL-BOUND-DTYPE", "CL-FORMULA"]
+    m = _model(tmp_path, [rec])
+    assert list(m.groups) == [("clip", "torch", "wrong-error-class", "CL-BOUND-DTYPE")]
+    assert m.clause_stats[("CL-FORMULA", "torch")]["fail"] == 0
+
+
+def test_spec_findings_collect_what_each_adapter_does_on_gap_clauses(tmp_path):
+    c = clip_case(n=3)
+    c = type(c)(c.op, c.inputs, c.params, clauses=("CL-GAP-NAN-X",), label="nan x")
+    recs = [case_record(c, "torch", "extension"), case_record(c, "oracle", "pass"),
+            case_record(clip_case(n=4), "torch", "pass")]
+    m = _model(tmp_path, recs, catalogue={"CL-GAP-NAN-X": ClauseInfo("CL-GAP-NAN-X", "clip", "gap", "NaN in x")})
+    assert m.gap_outcomes[("CL-GAP-NAN-X", "torch")] == {"extension: returned": 1}
+    assert m.gap_outcomes[("CL-GAP-NAN-X", "oracle")] == {"pass: returned": 1}
+
+
+def test_failure_group_keeps_smallest_case_and_caps_examples(tmp_path):
+    sizes = [9, 3, 12, 5, 7, 8, 10, 11, 4, 6]
+    recs = [case_record(clip_case(n=n, seed=n), "torch", "value-mismatch") for n in sizes]
+    m = _model(tmp_path, recs)
+    (g,) = m.groups.values()
+    assert (g.op, g.adapter, g.verdict, g.clause, g.count) == ("clip", "torch", "value-mismatch", "CL-FORMULA", 10)
+    assert g.minimal["case"]["label"] == "clip n=3 seed=3", "the smallest input is the minimal case"
+    assert len(g.examples) == M.EXAMPLES_CAP and g.count - 1 - len(g.examples) == 4
+
+
+def test_duplicate_records_count_once(tmp_path):
+    _, recs = small_run(3)
+    m = _model(tmp_path, recs + recs[:2])
+    assert m.records == 6 and m.duplicates == 2
+
+
+def test_truncated_last_line_is_accepted(tmp_path):
+    _, recs = small_run(3)
+    p = write_results(tmp_path / "r.jsonl", recs, end=False)
+    with open(p, "a") as f:
+        f.write(json.dumps(recs[0])[:40])          # a killed run: half a line, no newline
+    assert build_model([p], catalogue={}).records == 6
+
+
+@pytest.mark.parametrize("damage, expect", [
+    (lambda lines: lines.insert(3, "{not json\n"), r"r\.jsonl:4: not .*JSON"),
+    (lambda lines: lines.__setitem__(2, lines[2].replace('"schema": 1', '"schema": 2')), r"r\.jsonl:3: .*schema.*2"),
+    (lambda lines: lines.__setitem__(2, lines[2].replace('"verdict": "pass"', '"verdict": "fine"')), r"r\.jsonl:3: unknown verdict"),
+    (lambda lines: lines.pop(0), r"r\.jsonl:1: the first .*must be the run header"),
+    (lambda lines: lines.__setitem__(2, lines[2].rstrip("\n")[:-9] + "\n"), r"r\.jsonl:3: not .*JSON"),
+])
+def test_damaged_input_names_file_and_line(tmp_path, damage, expect):
+    _, recs = small_run(3)
+    p = write_results(tmp_path / "r.jsonl", recs)
+    lines = p.read_text().splitlines(keepends=True)
+    damage(lines)
+    p.write_text("".join(lines))
+    with pytest.raises(M.INPUT_ERRORS, match=expect):
+        build_model([p], catalogue={})

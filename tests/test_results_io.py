@@ -1,0 +1,130 @@
+"""The results file: streamed and flushed per record; the reader takes a torn last line and refuses other damage."""
+import json
+
+import numpy as np
+import pytest
+
+from adapters.base import Outcome
+from reports.results import (ResultsError, ResultsWriter, case_record, end_record, iter_records, read_case,
+                             read_values, run_record, summarize)
+from suites.judge import judge
+
+from bad_adapters import GoodClip, clip_case, clip_expectation
+
+
+def _write(path, n=3, end=True):
+    cases = [clip_case(f"c{i}", x=[float(i), 5.0, -0.0]) for i in range(n)]
+    with ResultsWriter(str(path)) as w:
+        w.write(run_record("r1", "sha256:abc", n, [{"name": "good"}]))
+        for c in cases:
+            out = Outcome.returned(out=np.array([9, 9, 9], np.float32), x=c.inputs["x"])
+            w.write(case_record("r1", judge(c, clip_expectation(c), out, GoodClip()), c))
+        if end:
+            w.write(end_record("r1", n, {"value-mismatch": n}))
+    return cases
+
+
+def test_round_trip_keeps_cases_and_values(tmp_path):
+    p = tmp_path / "results.jsonl"
+    cases = _write(p)
+    recs = list(iter_records(str(p)))
+    assert [r["record"] for r in recs] == ["run", "case", "case", "case", "end"]
+    rec = recs[1]
+    assert rec["verdict"] == "value-mismatch" and rec["adapter_version"] == "0.0-test"
+    assert read_case(rec).id == cases[0].id
+    assert np.signbit(read_case(rec).inputs["x"][2])                  # -0.0 survived
+    assert read_values(rec)["out"].tolist() == [9, 9, 9]
+    assert read_values(rec, "expected_values")["out"].tolist() == [2, 5, 2]
+    assert rec["repro"] and rec["mismatch"]["count"] == 3
+    assert summarize(str(p))["counts"] == {"value-mismatch": 3}
+
+
+def test_each_record_is_on_disk_before_the_next_is_written(tmp_path):
+    p = tmp_path / "r.jsonl"
+    w = ResultsWriter(str(p))
+    w.write(run_record("r1", "h", 0, []))
+    assert p.read_text().count("\n") == 1          # flushed, though the file is still open
+    w.close()
+
+
+@pytest.mark.parametrize("cut, cases", [(1, 3), (2, 2), (10, 2), (200, 2)])
+def test_a_truncated_last_line_is_accepted(tmp_path, cut, cases):
+    # cut 1 loses only the newline: the record is whole JSON and is kept
+    p = tmp_path / "r.jsonl"
+    _write(p, end=False)
+    data = p.read_bytes()
+    p.write_bytes(data[:-cut])
+    recs = list(iter_records(str(p)))
+    assert [r["record"] for r in recs] == ["run"] + ["case"] * cases
+
+
+def _damage(tmp_path, lineno, new):
+    p = tmp_path / "r.jsonl"
+    _write(p)
+    lines = p.read_text().splitlines(keepends=True)
+    lines[lineno - 1] = new
+    p.write_text("".join(lines))
+    return str(p)
+
+
+@pytest.mark.parametrize("lineno, new, match", [
+    (2, "{not json\n", r"r\.jsonl:2: not a JSON line"),
+    (3, "[1, 2]\n", r"r\.jsonl:3: a record must be a JSON object"),
+    (2, '{"record": "case", "schema": 2}\n', r"r\.jsonl:2: schema '2' is not supported"),
+    (2, '{"record": "nope", "schema": 1}\n', r"r\.jsonl:2: 'record' must be one of"),
+    (2, '{"record": "case", "schema": 1, "run_id": "r1"}\n', r"r\.jsonl:2: case record field 'case_id'"),
+    (1, '{"record": "end", "schema": 1, "run_id": "r1", "cases": 1, "counts": {}}\n', r"r\.jsonl:1: the first record"),
+    (5, '{"record": "end", "schema": 1, "run_id": "r1", "cases": true, "counts": {}}\n', r":5: end record field 'cases'"),
+    (3, '\xff\n', r"r\.jsonl:3: not a JSON line"),
+])
+def test_other_damage_is_refused_with_file_and_line(tmp_path, lineno, new, match):
+    p = _damage(tmp_path, lineno, new)
+    if new == '\xff\n':
+        data = open(p, "rb").read().replace("\xff".encode(), b"\xff")
+        open(p, "wb").write(data)
+    with pytest.raises(ResultsError, match=match):
+        list(iter_records(p))
+
+
+def test_a_torn_line_in_the_middle_is_damage(tmp_path):
+    p = tmp_path / "r.jsonl"
+    _write(p)
+    lines = p.read_text().splitlines(keepends=True)
+    lines[2] = lines[2][:40] + "\n"
+    p.write_text("".join(lines))
+    with pytest.raises(ResultsError, match=r":3: not a JSON line"):
+        list(iter_records(str(p)))
+
+
+def test_a_record_of_another_run_is_refused(tmp_path):
+    p = tmp_path / "r.jsonl"
+    _write(p)
+    text = p.read_text().splitlines(keepends=True)
+    rec = json.loads(text[2])
+    rec["run_id"] = "other"
+    text[2] = json.dumps(rec) + "\n"
+    p.write_text("".join(text))
+    with pytest.raises(ResultsError, match=r":3: run_id 'other' differs"):
+        list(iter_records(str(p)))
+
+
+def test_bad_case_content_is_refused_by_read_case(tmp_path):
+    p = tmp_path / "r.jsonl"
+    _write(p)
+    rec = list(iter_records(str(p)))[1]
+    rec["case"]["inputs"]["x"]["shape"] = [1 << 20, 1 << 20]
+    with pytest.raises(ResultsError, match="over the limit"):
+        read_case(rec, str(p), 2)
+    rec["case"]["inputs"]["x"]["shape"] = [3]
+    rec["case"]["inputs"]["x"]["data"] = "!!!!"
+    with pytest.raises(ResultsError, match="base64"):
+        read_case(rec, str(p), 2)
+
+
+def test_a_huge_line_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
+    import reports.results as R
+    monkeypatch.setattr(R, "MAX_LINE", 1000)
+    p = tmp_path / "r.jsonl"
+    _write(p)
+    with pytest.raises(ResultsError, match=r":2: line longer than 1000 bytes"):
+        list(iter_records(str(p)))
