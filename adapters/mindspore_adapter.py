@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 
 import numpy as np
 
@@ -277,9 +278,11 @@ class FdCapture:
 
 
 def _strip_rules(message: str) -> str:
-    # mindspore frames its messages with "-----" rule lines and may start with one; a report
-    # shows the first line, which must be the reason, not a rule.
+    # mindspore frames its messages with "-----" rules and "- Kernel select failed:" section
+    # headings; a report shows the first line, which must be the reason, not a heading.
     lines = [ln for ln in message.splitlines() if ln.strip() and set(ln.strip()) != {"-"}]
+    while len(lines) > 1 and re.fullmatch(r"- [^:]*:", lines[0].strip()):
+        lines.pop(0)
     return "\n".join(lines)
 
 

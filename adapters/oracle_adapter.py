@@ -49,8 +49,10 @@ class OracleAdapter(Adapter):
             return Outcome.raised(e)
 
     def repro(self, case) -> str:
-        from .repro import generic_repro
-        return "import oracle\n" + generic_repro(case, self.native_api(case.op, case))
+        from .repro import header_comment, imports_for, input_lines
+        lines = [header_comment(case), *imports_for(case), "import oracle", *input_lines(case),
+                 *_REPRO[case.op](case)]
+        return "\n".join(lines) + "\n"
 
 
 def _spec_error(e) -> Outcome:
@@ -141,3 +143,70 @@ def _view(storage, view):
 
 _CALLS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
           "scatter_nd_add": _scatter_nd_add, "set_": _set_}
+
+
+# ---- repro snippets: the same calls as text ----------------------------------------------------
+
+def _repro_setitem(case):
+    from oracle.case import key_text
+
+    from .repro import scalar_text
+    value = "value" if "value" in case.inputs else scalar_text(case.params["value"])
+    return [f"target = oracle.setitem(target, np.s_[{key_text(case.params['key'])}], {value})"]
+
+
+def _bound_text(case, which):
+    from .repro import scalar_text
+    spec = case.params.get(which)
+    if spec is None:
+        return "None"
+    if spec["kind"] == "tensor":
+        return which
+    if spec["kind"] == "element":
+        return f"oracle.Element({scalar_text(spec['value'])}, {spec['dtype']!r})"
+    return scalar_text(spec["value"])
+
+
+def _repro_clip(case):
+    return [f"out = oracle.clip(x, min={_bound_text(case, 'min')}, max={_bound_text(case, 'max')})"]
+
+
+def _repro_scatter(case):
+    from .repro import scalar_text
+    p = case.params
+    last = "src" if "src" in case.inputs else f"value={scalar_text(p['value'])}"
+    lines = [f"out = oracle.scatter(input, {scalar_text(p['dim'])}, index, {last})"]
+    if p.get("inplace"):
+        lines.append("input[...] = out   # scatter_ writes into self")
+    return lines
+
+
+def _repro_scatter_nd_add(case):
+    from .repro import scalar_text
+    extra = f", use_locking={scalar_text(case.params['use_locking'])}" if "use_locking" in case.params else ""
+    return [f"out = oracle.scatter_nd_add(x, indices, updates{extra})"]
+
+
+def _repro_set_(case):
+    from .repro import scalar_text
+    p = case.params
+    kind = p.get("source_kind", "none")
+    lines, src = [], ""
+    if kind == "storage":
+        lines.append("source = oracle.Storage(source)")
+        src = "source"
+    elif kind == "tensor":
+        v = p.get("source_view")
+        if v:
+            lines.append(f"source = np.lib.stride_tricks.as_strided(source[{v['offset']}:], shape={tuple(v['size'])!r}, "
+                         f"strides=tuple(s * source.itemsize for s in {tuple(v['stride'])!r}))")
+        src = "source"
+    kw = [f"{k}={scalar_text(p[k])}" for k in ("storage_offset", "size", "stride") if k in p]
+    lines.append(f"self_ = oracle.set_(target, {', '.join([src] * bool(src) + kw)})")
+    if p.get("probe") is not None and src:
+        lines.append(f"self_.fill({scalar_text(p['probe'])})   # writes through to the source (ST-ALIAS)")
+    return lines
+
+
+_REPRO = {"setitem": _repro_setitem, "clip": _repro_clip, "scatter": _repro_scatter,
+          "scatter_nd_add": _repro_scatter_nd_add, "set_": _repro_set_}

@@ -19,13 +19,18 @@ import sys
 import tempfile
 import time
 
+from collections import deque
+from dataclasses import dataclass
+from typing import Optional
+
 from . import wire
-from .base import CRASHED, TIMED_OUT, Outcome
+from .base import CRASHED, RAISED, TIMED_OUT, Outcome
 from .registry import AdapterError
+from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
-STDERR_CAP = 64 << 10
+PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's 64 KiB, so writes never block
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -43,6 +48,7 @@ class InProcessHandle:
     def __init__(self, spec: str):
         from .registry import load
         self.spec = spec
+        self._queue = deque()
         self.adapter = load(spec)
         ok, reason = self.adapter.available()
         self.available, self.reason = bool(ok), reason or ""
@@ -59,6 +65,12 @@ class InProcessHandle:
     def run(self, case, timeout=None) -> Outcome:
         from .worker import call_adapter
         return call_adapter(self.adapter, case, reraise=(KeyboardInterrupt,))
+
+    def submit(self, case, timeout=None) -> None:
+        self._queue.append(case)
+
+    def collect(self) -> Outcome:
+        return self.run(self._queue.popleft())
 
     def native_api(self, op, case=None) -> str:
         from .worker import safe_call
@@ -82,6 +94,9 @@ class WorkerHandle:
         self.proc = None
         self.restarts = 0
         self._desc = (None, "", "")       # (case id, native_api, repro) of the last describe()
+        self._queue = deque()             # _Items sent or waiting to be sent, oldest first
+        self._ready = deque()             # outcomes read early (while waiting for a repro), in order
+        self._last_reply = 0.0
         self._cwd = tempfile.mkdtemp(prefix="conform-worker-")
         hello = self._start()
         self.name = hello["name"]
@@ -105,6 +120,10 @@ class WorkerHandle:
         paths = [_REPO_ROOT, os.getcwd(), *[os.path.abspath(p) for p in sys.path if p]]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         env.setdefault("PYTHONFAULTHANDLER", "1")
+        # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
+        env["CONFORM_WORKER"] = "1"
+        # Marks every process the candidate starts, so _stop finds daemons that left the session too.
+        env[_MARK] = self._cwd
         cmd = [self.python, "-m", "adapters.worker", self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
@@ -138,6 +157,7 @@ class WorkerHandle:
                     pass
             rc = self.proc.wait()
             self.proc = None
+            _kill_marked(f"{_MARK}={self._cwd}".encode())
         else:
             rc = None
         for fd in ("_wfd", "_rfd", "_err"):
@@ -189,32 +209,94 @@ class WorkerHandle:
         head["_arrays"] = arrays
         return head
 
-    def _request(self, head, arrays, timeout):
-        self._ensure()
-        os.ftruncate(self._err, 0)
-        try:
-            wire.send(self._wfd, head, arrays)
-            return self._recv(timeout)
-        except BrokenPipeError:
-            return None
-
+    # ---- requests in flight ---------------------------------------------------------------
+    # Cases are pipelined: the next ones are sent while the worker runs the current one, so the
+    # worker never waits for the harness to judge.  Replies come back in order; the first one
+    # missing when the worker dies or hangs belongs to the case at the head of the queue.
     def run(self, case, timeout=None) -> Outcome:
-        limit = float(timeout or self.case_timeout)
+        """Run one case (nothing else may be in flight)."""
+        self.submit(case, timeout)
+        return self.collect()
+
+    def submit(self, case, timeout=None) -> None:
+        """Queue a case; collect() returns outcomes in submission order."""
+        self._queue.append(_Item("run", wire.encode(*wire.case_to_msg(case)), float(timeout or self.case_timeout)))
+        self._pump()
+
+    def collect(self) -> Outcome:
+        while not self._ready:
+            item, result = self._next_reply()
+            if item.kind == "run":
+                return result
+        return self._ready.popleft()
+
+    def _pump(self):
+        """Send queued requests while the bytes waiting in the pipe stay under PIPE_BUDGET.
+
+        Under that budget a write never blocks, so the harness can never block on a full request pipe
+        while the worker blocks on a full reply pipe."""
+        in_flight = sum(len(i.data) for i in self._queue if i.sent_at is not None)
+        for item in self._queue:
+            if item.sent_at is not None:
+                continue
+            if in_flight and in_flight + len(item.data) > PIPE_BUDGET:
+                return
+            if not in_flight:
+                self._ensure()      # nothing in flight: a dead worker can be replaced without losing a reply
+            try:
+                _write_all(self._wfd, item.data)
+            except BrokenPipeError:
+                return              # the worker died: _next_reply sees it, blames the head, resends the rest
+            item.sent_at = time.monotonic()
+            in_flight += len(item.data)
+
+    def _next_reply(self):
+        """(item, Outcome or repro dict or None) for the head of the queue."""
+        item = self._queue[0]
+        if item.sent_at is None:
+            self._pump()
+        started = max(item.sent_at or time.monotonic(), self._last_reply)
         try:
-            reply = self._request(*wire.case_to_msg(case), limit)
+            reply = self._recv(max(0.0, started + item.limit - time.monotonic()))
         except TimeoutError:
             stderr = self._stderr()
             self._stop()
-            return Outcome(TIMED_OUT, seconds=limit, stderr=stderr,
-                           message=f"no answer within {limit:g} s; worker killed")
+            result = Outcome(TIMED_OUT, seconds=item.limit, stderr=stderr,
+                             message=f"no answer within {item.limit:g} s; worker killed")
+            return self._lost(item, result)
         if reply is None:
-            return self._crashed()
-        out = wire.outcome_from_msg(reply, reply.pop("_arrays"))
-        out.stderr = self._stderr()
-        return out
+            return self._lost(item, self._crashed())
+        self._queue.popleft()
+        self._last_reply = time.monotonic()
+        self._pump()
+        if item.kind == "repro":
+            return item, reply
+        outcome = wire.outcome_from_msg(reply, reply.pop("_arrays"))
+        if outcome.kind == RAISED and "MemoryError" in outcome.exc_mro:
+            self._recycle()
+        return item, outcome
+
+    def _recycle(self):
+        # A worker that ran out of memory may keep what it leaked: later cases get a fresh one.
+        self._stop()
+        for other in self._queue:
+            other.sent_at = None
+        self._last_reply = 0.0
+        if self._queue:
+            self._pump()
+
+    def _lost(self, item, outcome):
+        # The worker is gone: the head case gets the outcome, the rest go to a fresh worker.
+        self._queue.popleft()
+        for other in self._queue:
+            other.sent_at = None
+        self._last_reply = 0.0
+        if self._queue:
+            self._pump()
+        return item, (outcome if item.kind == "run" else None)
 
     def _crashed(self) -> Outcome:
-        stderr = self._stderr()
+        stderr = self._stderr()     # what the crashing case wrote (the worker truncates after each case)
         if self.proc is not None:
             _exited(self.proc.pid, 5.0)     # EOF came first; let the exit status arrive
         rc = self._stop()
@@ -225,33 +307,26 @@ class WorkerHandle:
         return Outcome(CRASHED, signal=None, stderr=stderr, message=f"worker exited with status {rc}")
 
     def _stderr(self) -> str:
-        if self._err is None:
-            return ""
-        size = os.fstat(self._err).st_size
-        if size == 0:
-            return ""
-        if size <= STDERR_CAP:
-            raw = os.pread(self._err, size, 0)
-        else:
-            head, tail = os.pread(self._err, 4096, 0), os.pread(self._err, STDERR_CAP - 4096, size - STDERR_CAP + 4096)
-            raw = head + f"\n[... {size - STDERR_CAP} bytes cut ...]\n".encode() + tail
-        return raw.decode("utf-8", errors="replace")
+        return read_capped(self._err) if self._err is not None else ""
 
     def _describe(self, case):
         if self._desc[0] != case.id:
             head, arrays = wire.case_to_msg(case)
             head["type"] = "repro"
-            try:
-                reply = self._request(head, arrays, self.case_timeout)
-            except TimeoutError:
-                self._stop()
-                reply = None
-            if reply is None:
-                self._stop()
+            mine = _Item("repro", wire.encode(head, arrays), self.case_timeout)
+            self._queue.append(mine)
+            self._pump()
+            while True:
+                item, result = self._next_reply()
+                if item is mine:
+                    break
+                if item.kind == "run":
+                    self._ready.append(result)      # an earlier case's outcome: collect() returns it next
+            if result is None:
                 from .repro import generic_repro
                 self._desc = (case.id, case.op, generic_repro(case, case.op))
             else:
-                self._desc = (case.id, reply["native_api"], reply["repro"])
+                self._desc = (case.id, result["native_api"], result["repro"])
         return self._desc
 
     def native_api(self, op, case=None) -> str:
@@ -259,6 +334,20 @@ class WorkerHandle:
 
     def repro(self, case) -> str:
         return self._describe(case)[2]
+
+
+@dataclass
+class _Item:
+    kind: str                       # "run" | "repro"
+    data: bytes                     # the encoded request
+    limit: float                    # seconds the worker gets once it starts on it
+    sent_at: Optional[float] = None
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _exited(pid: int, timeout: float) -> bool:
@@ -273,6 +362,29 @@ def _exited(pid: int, timeout: float) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.01)
+
+
+_MARK = "CONFORM_WORKER_MARK"
+
+
+def _kill_marked(marker: bytes) -> None:
+    """SIGKILL every process whose environment holds `marker`: what a candidate started and left
+    behind in a session of its own (setsid, double fork), out of reach of the process-group kill."""
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    except OSError:         # no /proc: the process-group kill is all there is
+        return
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if marker in env:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _signame(sig: int) -> str:

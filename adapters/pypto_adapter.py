@@ -19,10 +19,11 @@ import importlib.util
 import sys
 import time
 
-from .base import Adapter, Outcome
+from .base import CRASHED, RAISED, TIMED_OUT, Adapter, Outcome
 from .convert import to_torch
 from .pypto_runtime import calculator, kernels, patches, readback
 from .pypto_runtime.capture import capture_output
+from .pypto_runtime.isolate import HangLimit, call_in_child
 
 EXECUTION = "pypto 0.2.0, tensor-graph interpreter on CPU"
 NATIVE = {"setitem": "pypto.Tensor.__setitem__", "clip": "pypto.clip", "scatter": "pypto.scatter"}
@@ -32,7 +33,7 @@ class PyptoAdapter(Adapter):
     name = "pypto"
     execution = EXECUTION
     ops = tuple(NATIVE)
-    case_timeout = 60.0      # a call compiles a kernel (10-150 ms); some inputs hang forever
+    case_timeout = 30.0      # the harness's limit; the kernel call itself is killed sooner (HangLimit)
 
     def __init__(self, pypto_version: str | None = None):
         """pypto_version: the version to check the patches against (None: the installed one)."""
@@ -40,6 +41,7 @@ class PyptoAdapter(Adapter):
         self._ws = None
         self._pypto = None
         self._kernels = {}       # kernel source -> jit wrapper, per worker
+        self._hang_limit = HangLimit()   # a call compiles a kernel (10-150 ms); some keys hang forever
 
     # ---- identity and availability ------------------------------------------------------------
     def version(self) -> str:
@@ -120,21 +122,40 @@ class PyptoAdapter(Adapter):
         except BaseException as e:
             return Outcome.raised(e)
         self._ws.clear_call_files()
-        error = None
-        with capture_output() as cap:
-            try:
-                self._pypto.set_verify_golden_data(goldens=goldens)
-                kernel(*args)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as e:        # pypto's failure is the result, whatever it is
-                error = e
-        if error is not None:
-            return Outcome.raised(real_exception(error), stderr=cap.text)
+        pypto = self._pypto
+
+        def call():
+            error = None
+            with capture_output() as cap:
+                try:
+                    pypto.set_verify_golden_data(goldens=goldens)
+                    kernel(*args)
+                except BaseException as e:        # pypto's failure is the result, whatever it is
+                    error = real_exception(e)
+            return {"stderr": cap.text, "error": error and _describe(error)}
+
+        limit = self._hang_limit.seconds()
+        started = time.monotonic()
+        child = call_in_child(call, limit)
+        if child.timed_out:
+            return Outcome(TIMED_OUT, seconds=limit,
+                           message=f"the kernel call did not finish within {limit:g} s (25x the typical call "
+                                   f"here, at most {self._hang_limit.ceiling:g} s); killed")
+        self._hang_limit.record(time.monotonic() - started)
+        if child.signal is not None:
+            return Outcome(CRASHED, signal=child.signal, message=f"the kernel call died by signal {child.signal}")
+        if child.payload is None:
+            return Outcome(CRASHED, message=f"the kernel call exited with status {child.exit_status} and no answer")
+        if "adapter_error" in child.payload:
+            return Outcome.raised(RuntimeError(f"pypto adapter bug in the kernel call: {child.payload['adapter_error']}"))
+        stderr, error = child.payload["stderr"], child.payload["error"]
+        if error:
+            return Outcome(RAISED, exc_type=error["type"], exc_mro=tuple(error["mro"]), message=error["message"],
+                           stderr=stderr)
         try:
             values = readback.read_params(self._ws.dump_dir, {i: kernels.zeros_for(plan.params[i]) for i in wanted})
         except readback.ReadbackError as e:
-            return Outcome.raised(e, stderr=cap.text)
+            return Outcome.raised(e, stderr=stderr)
         return Outcome.returned(**{name: values[i] for name, i in plan.outputs.items()})
 
     def _kernel(self, plan):
@@ -175,9 +196,25 @@ class PyptoAdapter(Adapter):
 
 
 def real_exception(exc: BaseException) -> BaseException:
-    """pypto wraps an error raised while parsing a kernel in RenderedParserError; the real one is its cause."""
+    """The exception pypto's parser wrapped.
+
+    The parser turns any error raised while it evaluates a kernel into a
+    RenderedParserError (after printing a diagnostic); the original is chained to
+    it, as `__cause__` or, when raised inside its `except` block, `__context__`.
+    A ParserError of pypto's own with nothing under it is the real error itself."""
     seen = set()
-    while type(exc).__name__ == "RenderedParserError" and exc.__cause__ is not None and id(exc) not in seen:
+    while type(exc).__name__ in ("RenderedParserError", "ParserError") and id(exc) not in seen:
         seen.add(id(exc))
-        exc = exc.__cause__
+        inner = exc.__cause__ or exc.__context__
+        if inner is None:
+            break
+        exc = inner
     return exc
+
+
+def _describe(exc: BaseException) -> dict:
+    try:
+        message = str(exc)
+    except BaseException as e:
+        message = f"<str() of the {type(exc).__name__} raised {type(e).__name__}>"
+    return {"type": type(exc).__name__, "mro": [c.__name__ for c in type(exc).__mro__], "message": message[:4000]}

@@ -77,16 +77,15 @@ def info(spec: str) -> AdapterInfo:
         target = resolve(spec)
     except AdapterError as e:
         return AdapterInfo(spec, spec, "", False, str(e))
-    name = spec if ":" not in spec else spec.rsplit(":", 1)[1]
     try:
         a = load(spec)
-        name = getattr(a, "name", name) if ":" in spec else spec
+        name = a.name if ":" in spec else spec
         ok, reason = a.available()
         version = _safe(a.version) if ok else ""
     except AdapterError as e:
-        return AdapterInfo(name, target, "", False, str(e))
-    except Exception as e:
-        return AdapterInfo(name, target, "", False, f"{type(e).__name__}: {e}")
+        return AdapterInfo(spec, target, "", False, str(e))
+    except Exception as e:      # a vendor adapter whose constructor or available() fails
+        return AdapterInfo(spec, target, "", False, f"{type(e).__name__}: {e}")
     return AdapterInfo(name, target, version, bool(ok), reason or "")
 
 

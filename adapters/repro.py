@@ -47,7 +47,9 @@ def values_text(a: np.ndarray) -> str:
 
 def numpy_dtype_text(dt) -> str:
     name = dtype_name(dt)
-    return "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
+    if name == "bfloat16":
+        return "ml_dtypes.bfloat16"
+    return "np.bool_" if name == "bool" else f"np.{name}"      # np.bool exists only from NumPy 2
 
 
 def array_literal(a: np.ndarray) -> str:

@@ -87,8 +87,35 @@ class _Hygiene:
             np.seterr(**self.np_err)
 
 
+STDERR_CAP = 64 << 10
+
+
+def read_capped(fd: int) -> str:
+    """What the file behind `fd` holds, at most STDERR_CAP bytes of it: head and tail of a flood."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return ""
+    if size <= STDERR_CAP:
+        raw = os.pread(fd, size, 0)
+    else:
+        head = os.pread(fd, 4096, 0)
+        tail = os.pread(fd, STDERR_CAP - 4096, size - STDERR_CAP + 4096)
+        raw = head + f"\n[... {size - STDERR_CAP} bytes cut ...]\n".encode() + tail
+    return raw.decode("utf-8", errors="replace")
+
+
+def take_stderr() -> str:
+    """This case's stderr (fd 2 is the client's O_APPEND file): read it, then empty it for the next case."""
+    text = read_capped(2)
+    if text:
+        os.ftruncate(2, 0)
+    return text
+
+
 def serve(adapter, rfd: int, wfd: int) -> None:
     hygiene = _Hygiene()
+    hygiene.after_case()
+    take_stderr()       # start-up noise is not the first case's
     wire.send(wfd, hello(adapter))
     while True:
         try:
@@ -103,10 +130,13 @@ def serve(adapter, rfd: int, wfd: int) -> None:
             reply = {"type": "repro", "repro": safe_call(adapter.repro, case),
                      "native_api": safe_call(adapter.native_api, case.op, case)}
             hygiene.after_case()
+            take_stderr()
             wire.send(wfd, reply)
             continue
         out = call_adapter(adapter, case)
         hygiene.after_case()
+        captured = take_stderr()
+        out.stderr = f"{out.stderr}\n{captured}" if out.stderr and captured else (out.stderr or captured)
         _send_outcome(wfd, out)
 
 
@@ -129,6 +159,9 @@ def _send_outcome(wfd, out):
         wire.send(wfd, head, good)
 
 
+OUTPUT_LIMIT = 1 << 30      # bytes the worker may write to one file (its captured stderr included)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m adapters.worker")
     ap.add_argument("spec")
@@ -140,10 +173,15 @@ def main(argv=None) -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     faulthandler.enable()       # a segfault leaves its Python traceback in the captured stderr
+    import resource
     if args.memory_mb:
-        import resource
         limit = args.memory_mb << 20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # A candidate that logs without end would fill the disk through the captured stderr file before
+    # its case timed out: past OUTPUT_LIMIT bytes in any one file, SIGXFSZ kills it (a crash verdict).
+    hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+    cap = OUTPUT_LIMIT if hard == resource.RLIM_INFINITY else min(OUTPUT_LIMIT, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, hard))
     from .registry import load
     try:
         adapter = load(args.spec)

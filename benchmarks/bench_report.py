@@ -2,16 +2,15 @@
 
     .venv/bin/python benchmarks/bench_report.py [--records 100000] [--keep DIR]
 
-Writes everything into a temp dir (or --keep DIR).  The report is rendered in
-a fresh child process so its peak RSS (resource.getrusage of the child) is the
-report's alone, not the generator's.  The browser figure is Debian chromium via
+Writes everything into a temp dir (or --keep DIR).  The report, a 3-shard
+merge and a diff are each run in a fresh child process, so each peak RSS
+(resource.getrusage in the child) is that command's alone, not the generator's.  The browser figure is Debian chromium via
 Playwright: navigation start to the load event of the file opened from disk.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -53,18 +52,42 @@ def generate(path: Path, n_records: int, seed=0) -> None:
                             "cases": n_cases * len(ADAPTERS), "counts": {}}) + "\n")
 
 
-def render_in_child(results: Path, out: Path) -> dict:
-    code = ("import json, sys, time\n"
+def in_child(call: str) -> dict:
+    """Run `call` (Python using reports.*) in a fresh interpreter; its time and peak memory.
+
+    Two peak figures: resource.getrusage's ru_maxrss, which Linux carries over
+    from the forking parent across exec (an upper bound), and the child's own
+    high-water mark VmHWM from /proc (reset by exec).
+    """
+    code = ("import json, resource, time\n"
             "t = time.perf_counter()\n"
-            "from reports.render import write_report\n"
-            f"r = write_report([{str(results)!r}], {str(out)!r})\n"
-            "print(json.dumps({'seconds': time.perf_counter() - t, 'records': r['records']}))\n")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            f"{call}\n"
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
+            "print(json.dumps({'seconds': time.perf_counter() - t,\n"
+            "                  'ru_maxrss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,\n"
+            "                  'vmhwm_mb': int(hwm[0].split()[1]) / 1024 if hwm else None}))\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    out_ = json.loads(p.stdout.strip().splitlines()[-1])
-    out_["peak_rss_mb"] = max(peak_kb, before) / 1024
-    return out_
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def split(results: Path, n: int) -> list:
+    """The results file as n shard files (same header), like `--shard K/N` runs would give; streamed."""
+    paths = [results.with_name(f"shard{k + 1}.jsonl") for k in range(n)]
+    outs = [open(p, "w", encoding="utf-8") for p in paths]
+    try:
+        with open(results, encoding="utf-8") as f:
+            head = f.readline()
+            for o in outs:
+                o.write(head)
+            i = 0
+            for line in f:
+                if line.startswith('{"record": "case"'):
+                    outs[i % n].write(line)
+                    i += 1
+    finally:
+        for o in outs:
+            o.close()
+    return paths
 
 
 def browser_load(html: Path) -> dict:
@@ -103,14 +126,24 @@ def main(argv=None):
         t = time.perf_counter()
         generate(results, args.records)
         gen_s = time.perf_counter() - t
-        r = render_in_child(results, d / "out")
+        r = in_child(f"from reports.render import write_report; write_report([{str(results)!r}], {str(d / 'out')!r})")
+        shards = [str(p) for p in split(results, 3)]
+        mg = in_child(f"from reports.merge import merge; merge({shards!r}, {str(d / 'merged.jsonl')!r})")
+        df = in_child(f"from reports.diff import write_diff; write_diff({str(results)!r}, {str(d / 'merged.jsonl')!r}, {str(d / 'diff')!r})")
         html = d / "out" / "report.html"
-        figures = {"records": r["records"], "results_mb": round(results.stat().st_size / 2**20, 1),
-                   "generate_s": round(gen_s, 1), "report_s": round(r["seconds"], 2),
-                   "report_peak_rss_mb": round(r["peak_rss_mb"], 1),
-                   "html_kb": round(html.stat().st_size / 1024, 1), **browser_load(html)}
+        figures = {"records": args.records, "results_mb": round(results.stat().st_size / 2**20, 1),
+                   "generate_s": round(gen_s, 1),
+                   "report_s": round(r["seconds"], 2), "report_peak_rss_mb": round(r["vmhwm_mb"], 1),
+                   "report_ru_maxrss_mb": round(r["ru_maxrss_mb"], 1),
+                   "html_kb": round(html.stat().st_size / 1024, 1),
+                   "merge_3_shards_s": round(mg["seconds"], 2), "merge_peak_rss_mb": round(mg["vmhwm_mb"], 1),
+                   "merge_ru_maxrss_mb": round(mg["ru_maxrss_mb"], 1),
+                   "diff_s": round(df["seconds"], 2), "diff_peak_rss_mb": round(df["vmhwm_mb"], 1),
+                   "diff_ru_maxrss_mb": round(df["ru_maxrss_mb"], 1),
+                   **browser_load(html)}
         print(json.dumps(figures, indent=2))
-        assert figures["report_peak_rss_mb"] < 1024, "peak memory over 1 GB"
+        for k in ("report_ru_maxrss_mb", "merge_ru_maxrss_mb", "diff_ru_maxrss_mb"):
+            assert figures[k] < 1024, f"{k}: peak memory over 1 GB"
         return figures
 
 

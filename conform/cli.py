@@ -2,7 +2,8 @@
 
 Exit codes (docs/CLI.md): 0 conformant or only listed divergences, 1 unlisted
 divergences, 2 usage, 3 bad input file, 4 --resume of an incompatible run,
-5 an adapter that cannot be loaded or is unavailable, 130 interrupted.
+5 an adapter that cannot be loaded or is unavailable, 6 the oracle failed on
+a case, 130 interrupted.
 """
 from __future__ import annotations
 

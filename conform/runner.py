@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from reports.results import ResultsError, ResultsWriter, case_record, end_record, iter_records, run_record
 
 EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INCOMPATIBLE, EXIT_ADAPTER = 0, 1, 2, 3, 4, 5
+EXIT_ORACLE = 6            # oracle.expect failed on a case: a bug in the spec's code, not in a candidate
 EXIT_INTERRUPTED = 130
 
 
@@ -39,6 +40,7 @@ class RunResult:
     ran: int = 0                    # case records this invocation wrote
     unlisted: int = 0               # divergences no expectations line covers
     unmatched_patterns: list = field(default_factory=list)   # "file:line glob" that matched nothing
+    oracle_failures: list = field(default_factory=list)      # cases oracle.expect could not answer
     elapsed_s: float = 0.0
     message: str = ""
 
@@ -63,36 +65,53 @@ def in_shard(case_id: str, k: int, n: int) -> bool:
 
 def load_corpus(path=None):
     """(list of Cases, corpus hash); errors become RunError(EXIT_BAD_INPUT) naming the file."""
-    try:
-        from suites import corpus as C
-    except ImportError:
-        C = None
-    try:
-        if C is not None and hasattr(C, "load_corpus"):
-            return C.load_corpus(path)
-        if path is None:
-            raise RunError("no corpus: suites.corpus is not installed; give --corpus PATH", EXIT_USAGE)
-        return _load_jsonl_corpus(path)
-    except RunError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise RunError(f"cannot load corpus {path or '(shipped)'}: {e}", EXIT_BAD_INPUT) from None
+    src = CorpusSource(path)
+    return list(src), src.hash
 
 
-def _load_jsonl_corpus(path):
-    # Fallback while suites.corpus is absent: one Case.to_json() per line.
-    from oracle.case import Case
-    cases, h = [], hashlib.sha256()
-    with open(path, "rb") as f:
-        for n, line in enumerate(f, 1):
-            h.update(line)
-            if not line.strip():
-                continue
+class CorpusSource:
+    """A corpus file read lazily, so a 100,000-case run never holds the corpus in memory.
+
+    `hash` is the corpus hash, `declared` the case count its header declares (None if unknown).
+    Iterating yields Cases; a malformed line raises RunError(EXIT_BAD_INPUT) with file:line.
+    """
+
+    def __init__(self, path=None):
+        try:
+            from suites import corpus as C
+        except ImportError as e:
+            raise RunError(f"cannot read corpora: {e}", EXIT_USAGE) from None
+        self._C = C
+        self.path = str(path) if path is not None else str(C.DEFAULT_PATH)
+        try:
+            if path is None and not os.path.exists(self.path):
+                C.load_corpus(None)         # raises the corpus module's own "build it" message
+            self.hash = C.corpus_hash(self.path)
+        except (OSError, ValueError) as e:
+            raise RunError(f"cannot load corpus {self.path}: {e}", EXIT_BAD_INPUT) from None
+        self.declared = _declared_count(self.path)
+
+    def __iter__(self):
+        it = iter(self._C.iter_corpus(self.path))
+        while True:
             try:
-                cases.append(Case.from_json(json.loads(line)))
-            except ValueError as e:
-                raise ValueError(f"{path}:{n}: {e}") from None
-    return cases, "sha256:" + h.hexdigest()
+                case = next(it)
+            except StopIteration:
+                return
+            except (OSError, ValueError) as e:
+                raise RunError(f"bad corpus: {e}", EXIT_BAD_INPUT) from None
+            yield case
+
+
+def _declared_count(path):
+    # The corpus header (line 1, suites/corpus.py) declares the count; only used for progress and the header.
+    try:
+        with open(path, "rb") as f:
+            head = json.loads(f.readline(1 << 20))
+        n = head.get("cases")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 # ---- resume ------------------------------------------------------------------------------
@@ -175,9 +194,8 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
     if not specs:
         raise RunError("no adapter given", EXIT_USAGE)
     k, n = parse_shard(shard)
-    cases, corpus_hash = load_corpus(corpus)
-    todo_all = [c for c in cases if in_shard(c.id, k, n)]
-    del cases
+    source = CorpusSource(corpus)
+    corpus_hash = source.hash
     if in_process:
         jobs = 1    # in-process adapters share one interpreter: frameworks like pypto are not thread-safe
     os.makedirs(out_dir, exist_ok=True)
@@ -196,24 +214,31 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
                           "available": h.available, "reason": h.reason, "spec": h.spec} for h in first]
         shard_text = f"{k}/{n}"
         run_id = _run_id(corpus_hash, adapters_meta, shard_text, profile)
-        header = run_record(run_id, corpus_hash, len(todo_all), adapters_meta, profile=profile, shard=shard_text)
+        header = run_record(run_id, corpus_hash, source.declared, adapters_meta, profile=profile, shard=shard_text)
         done, counts, finished = set(), Counter(), False
         if resume and os.path.exists(path) and os.path.getsize(path):
             old, done, counts, finished = _previous(path, header)
             if old is not None:
                 run_id = old["run_id"]
-        append = bool(done) or (resume and os.path.exists(path) and os.path.getsize(path) > 0)
+        append = resume and os.path.exists(path) and os.path.getsize(path) > 0
         result = RunResult(EXIT_OK, path)
+        # Progress only: the shard's exact size is known once the corpus has streamed past.
+        total = -(-(source.declared or 0) // n) * len(first)
+        todo = (c for c in source
+                if in_shard(c.id, k, n) and any((c.id, nm) not in done for nm in names))
         with ResultsWriter(path, append=append) as out:
             if not append:
                 out.write(header)
-            total = len(todo_all) * len(first)
-            todo = [c for c in todo_all if any((c.id, nm) not in done for nm in names)]
             if progress:
-                progress(len(done), total, counts)
+                progress(len(done), max(total, len(done)), counts)
             interrupted = False
             try:
-                for case, verdicts in _judged(todo, handle_sets, done, case_timeout, jobs, expect):
+                for case, verdicts, failure in _judged(todo, handle_sets, done, case_timeout, jobs, expect):
+                    if failure:
+                        result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
+                        print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
+                              file=sys.stderr)
+                        continue
                     for v in verdicts:
                         if v.divergent:
                             v.expected_divergence = expectations[v.adapter].match(v.key())
@@ -223,7 +248,8 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
                         if v.divergent and not v.expected_divergence:
                             result.unlisted += 1
                     if progress:
-                        progress(len(done) + result.ran, total, counts)
+                        doneso = len(done) + result.ran
+                        progress(doneso, max(total, doneso), counts)
             except KeyboardInterrupt:
                 interrupted = True
             if not interrupted and not finished:
@@ -236,6 +262,9 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
         result.elapsed_s = time.monotonic() - t0
         if interrupted:
             result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
+        elif result.oracle_failures:
+            result.exit_code = EXIT_ORACLE
+            result.message = f"the oracle failed on {len(result.oracle_failures)} cases (not recorded)"
         elif result.unlisted:
             result.exit_code = EXIT_DIVERGED
         return result
@@ -291,26 +320,45 @@ def _open_handles(specs, in_process, case_timeout, memory_mb, jobs):
     return sets
 
 
-def _judge_case(case, handles, done, case_timeout, expect):
+LOOKAHEAD = 2      # cases sent to the workers ahead of the one being judged
+
+
+def _submit(case, handles, done, case_timeout):
+    todo = [h for h in handles if (case.id, h.name) not in done]
+    for h in todo:
+        h.submit(case, timeout=case_timeout)
+    return case, todo
+
+
+def _finish(case, todo, expect):
+    """Judge a submitted case; the oracle answers while the workers run (adapters and oracle overlap)."""
     from suites.judge import judge
     if expect is None:
         import oracle
         expect = oracle.expect
-    expectation = expect(case)
-    out = []
-    for h in handles:
-        if (case.id, h.name) in done:
-            continue
-        outcome = h.run(case, timeout=case_timeout)
-        out.append(judge(case, expectation, outcome, h))
-    return case, out
+    try:
+        expectation = expect(case)
+    except Exception as e:      # an oracle bug on one case must not stop the other cases
+        for h in todo:
+            h.collect()
+        return case, [], f"{type(e).__name__}: {e}"
+    return case, [judge(case, expectation, h.collect(), h) for h in todo], None
+
+
+def _judge_case(case, handles, done, case_timeout, expect):
+    return _finish(*_submit(case, handles, done, case_timeout), expect)
 
 
 def _judged(cases, handle_sets, done, case_timeout, jobs, expect):
-    """(case, verdicts) in corpus order; with jobs > 1, cases run on `jobs` handle sets in threads."""
+    """(case, verdicts, oracle failure) in corpus order; jobs > 1: `jobs` handle sets in threads."""
     if jobs == 1:
+        pending = deque()
         for case in cases:
-            yield _judge_case(case, handle_sets[0], done, case_timeout, expect)
+            pending.append(_submit(case, handle_sets[0], done, case_timeout))
+            if len(pending) > LOOKAHEAD:
+                yield _finish(*pending.popleft(), expect)
+        while pending:
+            yield _finish(*pending.popleft(), expect)
         return
     free = queue.Queue()
     for hs in handle_sets:

@@ -63,8 +63,14 @@ class Case:
         clauses = obj.get("clauses", [])
         if not isinstance(clauses, list) or not all(isinstance(c, str) for c in clauses):
             raise CodecError("case clauses must be a list of strings")
+        try:
+            params = decode_params(obj["params"])
+        except RecursionError:
+            raise CodecError("case params are nested too deeply") from None
+        if not isinstance(params, dict):       # {"float": "nan"} decodes to a scalar, not params
+            raise CodecError(f"case params must be an object, got {type(params).__name__}")
         case = cls(op=obj["op"], inputs={k: decode_array(v) for k, v in obj["inputs"].items()},
-                   params=decode_params(obj["params"]), clauses=tuple(clauses),
+                   params=params, clauses=tuple(clauses),
                    origin=obj.get("origin", "generated"), label=str(obj.get("label", "")))
         if case.id != obj["id"]:
             raise CodecError(f"case id {obj['id']!r} does not match its content (hash {case.id})")

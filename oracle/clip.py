@@ -1,4 +1,11 @@
-"""pypto clip: y = min(max(x, lo), hi) with pypto's bound kinds and dtype rules (seed pypto.clip.txt)."""
+"""pypto clip: y = min(max(x, lo), hi) with pypto's bound kinds and dtype rules (seed pypto.clip.txt).
+
+Readings the document leaves to the oracle: documented errors (CL-SAME-KIND, CL-BOUND-DTYPE) are decided
+before the domain (dtype, rank) is; NaN in x with no NaN bound at that element is CL-GAP-NAN-X (natural:
+NaN propagates); a BF16 input with any bound is CL-GAP-BF16 (scalars become BF16 Elements, which the bound
+list lacks); a scalar bound the input dtype cannot hold is CL-GAP-CAST.  The result compares exactly, with
+the sign of zero reported (max(-0.0, 0.0) is left open by the formula).
+"""
 from __future__ import annotations
 
 import math
@@ -7,14 +14,13 @@ from typing import Optional
 
 import numpy as np
 
-from .convert import holds, is_number, to_dtype
-from .dtypes import dtype_name, is_float, is_int
+from .dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from .errors import Open, SpecError
 from .expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 
-INPUT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")     # CL-DTYPE
-BOUND_DTYPES = ("float32", "float16", "int32", "int16")                 # CL-BOUND-DTYPE
-SPECIAL_DTYPES = ("float32", "float16")                                 # CL-NONFLOAT-SPECIAL: FP16/FP32 only
+INPUT_DTYPES = DOCUMENTED["clip"]["input"]         # CL-DTYPE
+BOUND_DTYPES = DOCUMENTED["clip"]["bound"]         # CL-BOUND-DTYPE
+SPECIAL_DTYPES = DOCUMENTED["clip"]["special"]     # CL-NONFLOAT-SPECIAL: FP16/FP32 only
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
         op.note("CL-DTYPE", f"input dtype {xd} is not one of {', '.join(INPUT_DTYPES)}")
     if not 1 <= x.ndim <= 4 or x.size == 0:
         op.note("CL-RANK", f"input of shape {list(x.shape)}: only 1-4 dims, non-empty")
-    if xd == "bfloat16" and present:
+    if xd in INPUT_DTYPES and xd not in BOUND_DTYPES and present:     # only BF16 today
         op.note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
     los = _operand(lo, x, "min", op, clauses)
     his = _operand(hi, x, "max", op, clauses)
@@ -76,7 +82,7 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
         clauses.append("CL-DEFAULTS")
     if is_float(x.dtype) and present:
         _nan_rules(x, los, his, op, clauses)
-    if los is not None and his is not None:
+    if isinstance(los, np.ndarray) and isinstance(his, np.ndarray):
         with np.errstate(invalid="ignore"):
             if np.any(np.asarray(los) > np.asarray(his)):
                 clauses.append("CL-MIN-GT-MAX")
@@ -124,7 +130,7 @@ def _operand(b, x, name, op, clauses):
         return to_dtype(target, v)
     if not holds(target, v):
         op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in {target}")
-        return False
+        return to_dtype(target, v) if is_float(target) else False     # a float overflows to inf naturally
     return to_dtype(target, v)
 
 
@@ -132,6 +138,12 @@ def _formula(x, lo, hi):
     if lo is False or hi is False:
         return None
     out = x.copy()
+    with np.errstate(invalid="ignore"):
+        _apply_bounds(x, lo, hi, out)
+    return out
+
+
+def _apply_bounds(x, lo, hi, out):
     # CL-FORMULA, CL-MIN-GT-MAX: min(max(x, lo), hi) gives hi where lo > hi; CL-DEFAULTS: an absent bound is skipped
     if lo is not None and hi is not None:
         np.clip(x, lo, hi, out=out, casting="unsafe")
@@ -139,7 +151,6 @@ def _formula(x, lo, hi):
         np.maximum(x, lo, out=out, casting="unsafe")
     elif hi is not None:
         np.minimum(x, hi, out=out, casting="unsafe")
-    return out
 
 
 def _nan_rules(x, lo, hi, op, clauses):
@@ -150,8 +161,9 @@ def _nan_rules(x, lo, hi, op, clauses):
         if isnan.any():
             clauses.append("CL-NAN-BOUND")      # CL-NAN-BOUND: NaN out where a bound is NaN
             nan_bound = nan_bound | isnan
-    if x.size == 0 or not np.isnan(np.min(x)):  # one reduction: NaN propagates through min
-        return
+    with np.errstate(invalid="ignore"):
+        if x.size == 0 or not np.isnan(np.min(x)):  # one reduction: NaN propagates through min
+            return
     if (np.isnan(x.astype(np.float64)) & ~nan_bound).any():
         op.note("CL-GAP-NAN-X", "NaN in x where no bound is NaN: not stated (the natural value propagates NaN)")
 

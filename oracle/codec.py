@@ -40,8 +40,10 @@ def decode_array(obj) -> np.ndarray:
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
         raise CodecError(f"shape must be a list of non-negative ints; got {_short(shape)}")
     n = math.prod(shape)
-    if n > MAX_ELEMENTS:
-        raise CodecError(f"declared shape {shape} has {n} elements, over the limit of {MAX_ELEMENTS}")
+    # NumPy refuses more than 32 dims, and an empty shape whose other dims overflow its size type.
+    if n > MAX_ELEMENTS or len(shape) > 32 or math.prod(s for s in shape if s) > MAX_ELEMENTS:
+        raise CodecError(f"declared shape {_short(shape)} has {n} elements, over the limit of {MAX_ELEMENTS}"
+                         + (" (or too many dims)" if n <= MAX_ELEMENTS else ""))
     data = obj["data"]
     if not isinstance(data, str) or len(data) > 4 * (n * dt.itemsize + 2) // 3 + 4:
         raise CodecError(f"data must be base64 of {n * dt.itemsize} bytes for {obj['dtype']}{shape}")
@@ -79,7 +81,7 @@ def encode_scalar(v):
 
 def decode_scalar(v):
     if isinstance(v, dict):
-        if set(v) != {"float"} or v["float"] not in _SPECIAL:
+        if set(v) != {"float"} or not isinstance(v["float"], str) or v["float"] not in _SPECIAL:
             raise CodecError(f"bad tagged scalar {_short(v)}")
         return _SPECIAL[v["float"]]
     if v is None or isinstance(v, (bool, int, float, str)):

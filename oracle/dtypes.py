@@ -1,6 +1,8 @@
 """The dtype table: names on the wire, NumPy dtypes, and each op's documented lists."""
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -30,8 +32,14 @@ def dtype_from_name(name: str) -> np.dtype:
     return _BY_NAME[name]
 
 
+def _as_dtype(dt) -> np.dtype:
+    # A suite name resolves through this table, not NumPy's: importing mindspore re-registers
+    # NumPy's "bfloat16" name to its own type, which is not ml_dtypes' bfloat16.
+    return _BY_NAME[dt] if isinstance(dt, str) and dt in _BY_NAME else np.dtype(dt)
+
+
 def dtype_name(dt) -> str:
-    dt = np.dtype(dt)
+    dt = _as_dtype(dt)
     try:
         return _BY_DTYPE[dt.newbyteorder("=") if dt.byteorder in "<>" else dt]
     except KeyError:
@@ -44,3 +52,50 @@ def is_float(dt) -> bool:
 
 def is_int(dt) -> bool:
     return dtype_name(dt) in INTS
+
+
+# What each op's document lists (the oracle's single source; strategies may read it).  Lists the documents
+# do not give are absent: the op is then dtype-agnostic data movement (setitem tensors, scatter self/src,
+# set_) or not listed at all (scatter_nd_add's x: see SNA-GAP-DTYPE).
+DOCUMENTED = {
+    "setitem": {"scalar_target": ("int32",),                    # SI-VAL-S: DT_INT32 only
+                "scatter_indices": ("int32",)},                 # SI-EX-7 uses DT_INT32 indices
+    "clip": {"input": ("float32", "float16", "bfloat16", "int32", "int16"),     # CL-DTYPE
+             "bound": ("float32", "float16", "int32", "int16"),                 # CL-BOUND-DTYPE
+             "special": ("float32", "float16")},                                # CL-NONFLOAT-SPECIAL
+    "scatter": {"index": ("int64",)},                           # SC-GAP-DTYPE: the seed shows int64 only
+    "scatter_nd_add": {"indices": ("int32", "int64")},          # SNA-IDX-DTYPE
+}
+
+
+# ---- scalar -> dtype conversions the ops share: exact where the dtype holds the value --------------
+
+def holds(dt, v) -> bool:
+    """Whether dtype `dt` represents the Python number `v` (after IEEE rounding for floats: no overflow)."""
+    dt = _as_dtype(dt)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    if dtype_name(dt) == "bool":
+        return v in (0, 1)
+    if is_int(dt):
+        if isinstance(v, float) and (not math.isfinite(v) or v != int(v)):
+            return False
+        info = np.iinfo(dt)
+        return info.min <= int(v) <= info.max
+    # float dtypes: any finite value rounds to the nearest; one that rounds to inf overflowed
+    if isinstance(v, float) and not math.isfinite(v):
+        return True
+    with np.errstate(over="ignore"):
+        return bool(np.isfinite(np.array(v, dtype=np.float64).astype(dt)))
+
+
+def to_dtype(dt, v) -> np.ndarray:
+    """The 0-d array of `v` in `dt` (round to nearest for floats). Call `holds` first for ints."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if is_float(dt):
+            return np.array(float(v), dtype=np.float64).astype(dt)
+        return np.array(int(v), dtype=dt)
+
+
+def is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))

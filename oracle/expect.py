@@ -128,8 +128,6 @@ def expect_set_(case):
     if kind == "tensor":
         view = _source_view(case, storage)
     args = {k: case.params[k] for k in ("storage_offset", "size", "stride") if k in case.params}
-    if args.get("stride", 0) is None:
-        del args["stride"]          # stride=None is the documented default
     probe = case.params.get("probe")
     if probe is not None and not isinstance(probe, (int, float)):
         raise ValueError(f"malformed set_ case {case.id}: probe {probe!r} is not a number")

@@ -1,15 +1,21 @@
-"""torch scatter / scatter_ (seed torch.Tensor.scatter_.txt): self[p with p[dim] = index[p]] = src[p]."""
+"""torch scatter / scatter_ (seed torch.Tensor.scatter_.txt): self[p with p[dim] = index[p]] = src[p].
+
+Readings the document leaves to the oracle: repeated targets are SC-DUP (`uns`: the page says index values
+must not repeat), answered as unspecified with the set of colliding values per element (rule CHOICES); the
+index dtype is the seed's int64 (others: SC-GAP-DTYPE with the natural value); a negative dim counts from
+the end (SC-GAP-DIM, natural value); a value self's dtype cannot hold is SC-GAP-VALUE-CAST.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .convert import holds, is_number, to_dtype
-from .dtypes import dtype_name, is_float, is_int
+from .dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from .errors import Open, SpecError
 from .expectation import CHOICES, EXACT, ExpectedArray
 
 _NO_VALUE = object()
-INDEX_DTYPES = ("int64",)       # SC-GAP-DTYPE: the seed only ever shows torch.tensor([...]) ints, i.e. int64
+MAX_CHOICES = 1 << 24       # elements in a CHOICES answer (k candidates x self.size)
+INDEX_DTYPES = DOCUMENTED["scatter"]["index"]      # SC-GAP-DTYPE: the seed only shows torch.tensor([...]): int64
 
 
 def solve(self_, dim, index, src=None, value=_NO_VALUE, index_dtypes=INDEX_DTYPES, gap="SC-GAP-DTYPE"):
@@ -69,21 +75,27 @@ def _values(self_, index, src, value, value_form, op):
         return np.broadcast_to(to_dtype(self_.dtype, value), index.shape)
     if src.dtype != self_.dtype:
         op.note("SC-GAP-DTYPE", f"src dtype {src.dtype} differs from self {self_.dtype}")
-    return src[tuple(slice(0, n) for n in index.shape)].astype(self_.dtype, copy=False)
+    with np.errstate(all="ignore"):     # the natural value of a mismatched src dtype is NumPy's cast
+        return src[tuple(slice(0, n) for n in index.shape)].astype(self_.dtype, copy=False)
 
 
 def _targets(shape, dim, index):
     """Flat (C-order) position in self written by each index position."""
     strides = [int(np.prod(shape[d + 1:])) for d in range(len(shape))]
-    t = index.astype(np.intp) * strides[dim]
+    # the offset of each fibre is small (1 along dim): build it first, then one pass over index
+    off = np.zeros([1 if d == dim else n for d, n in enumerate(index.shape)], np.intp)
     for d, n in enumerate(index.shape):
         if d != dim and n > 1:
-            t += np.arange(n, dtype=np.intp).reshape([-1 if e == d else 1 for e in range(index.ndim)]) * strides[d]
-    return t.ravel()
+            off += np.arange(0, n * strides[d], strides[d], dtype=np.intp).reshape(
+                [-1 if e == d else 1 for e in range(index.ndim)])
+    scaled = index if strides[dim] == 1 else np.multiply(index, strides[dim], dtype=np.intp)
+    return np.add(scaled, off, dtype=np.intp).ravel()
 
 
 def _write(self_, dim, index, vals, op):
     out = np.array(self_, copy=True, order="C")
+    if index.size == 0:
+        return {"out": ExpectedArray(out, EXACT)}
     flat = out.reshape(-1)
     t = _targets(self_.shape, dim, index)
     written = np.zeros(flat.size, bool)
@@ -93,6 +105,10 @@ def _write(self_, dim, index, vals, op):
         return {"out": ExpectedArray(out, EXACT)}
     # SC-DUP: two index positions hit one element; any of the colliding src values may win
     op.note("SC-DUP", f"{t.size - np.count_nonzero(written)} index positions collide along dim {dim}")
+    k = int(np.bincount(t).max())
+    if k * flat.size > MAX_CHOICES:     # the set-valued answer is k full copies of self: keep memory sane
+        op.note("SC-DUP", f"{k} colliding writes on {flat.size} elements: too many to enumerate the choices")
+        return {}
     choices = _choices(flat, t, vals.ravel()).reshape(-1, *self_.shape)
     return {"out": ExpectedArray(choices[0].copy(), CHOICES, choices=choices)}
 
@@ -116,7 +132,7 @@ def _choices(base, t, v):
     return np.where(pad, choices[0][None], choices)
 
 
-def scatter(input, dim, index, src=None, *, value=_NO_VALUE):
+def scatter(input, dim, index, src=None, *, value=None):
     """torch `input.scatter(dim, index, src)` / `scatter(dim, index, value=v)`: a new array.
 
     Raises SpecError (documented error) or Unspecified (duplicates, undocumented dtypes; .natural holds the

@@ -2,6 +2,14 @@
 
 A tensor is (storage, offset, size, stride); element t[i] is storage[offset + sum(i_j * stride_j)].
 The oracle's result is a NumPy view into the very storage array, so aliasing (ST-ALIAS) is real.
+
+Readings the document leaves to the oracle:
+- the legal signatures are the five the page lists; arguments equal to the prototype's defaults
+  (storage_offset=0, size=None, stride=None) count as not passed, so `set_(src, storage_offset=3)` without
+  a size matches no signature: ST-E-TYPE (TypeError, "argument count");
+- storage_offset is absolute in the storage (the source tensor's own offset does not add to it);
+- an empty view addresses no storage, so it is never out of bounds;
+- `set_()` leaves self empty of shape (0,); with no source, `source_after_fill` is an empty array.
 """
 from __future__ import annotations
 
@@ -183,22 +191,22 @@ def solve(target, kind, storage, src_view, args, probe=None):
     self_, source_seen, clauses = apply(np.asarray(target), kind, storage, src_view, args)
     before = np.array(self_, copy=True)
     if probe is not None and self_.size:
-        np.copyto(self_, probe, casting="unsafe")   # ST-ALIAS: the fill shows through the source
+        with np.errstate(all="ignore"):
+            np.copyto(self_, probe, casting="unsafe")   # ST-ALIAS: the fill shows through the source
     return ({"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(np.array(source_seen))},
             clauses)
 
 
-_UNSET = object()
-
-
-def set_(target, source=None, storage_offset=_UNSET, size=_UNSET, stride=_UNSET):
+def set_(target, source=None, storage_offset=0, size=None, stride=None):
     """mindspore `target.set_(source, storage_offset, size, stride)`.
 
     `source`: a NumPy array (a Tensor: its storage is the root buffer it views) or a Storage. Returns a
-    NumPy view sharing memory with the source's storage (ST-ALIAS). Raises SpecError / Unspecified."""
+    NumPy view sharing memory with the source's storage (ST-ALIAS). Raises SpecError / Unspecified.
+    Arguments equal to the prototype's defaults count as not passed."""
     target = np.asarray(target)
-    args = {k: v for k, v in (("storage_offset", storage_offset), ("size", size), ("stride", stride))
-            if v is not _UNSET and not (k != "storage_offset" and v is None)}
+    args = {k: v for k, v in (("size", size), ("stride", stride)) if v is not None}
+    if not (isinstance(storage_offset, int) and not isinstance(storage_offset, bool) and storage_offset == 0):
+        args["storage_offset"] = storage_offset
     if source is None:
         return apply(target, "none", None, None, args)[0]
     if isinstance(source, Storage):

@@ -1,13 +1,25 @@
-"""pypto Tensor.__setitem__ (seed pypto.Tensor.setitem.txt): assemble-style slice assignment, scalars, scatter form."""
+"""pypto Tensor.__setitem__ (seed pypto.Tensor.setitem.txt): assemble-style slice assignment, scalars, scatter form.
+
+Readings the document leaves to the oracle (each cited where it is applied):
+- a key shorter than the target leaves the trailing axes open, and Ellipsis expands to open axes; both
+  count as slices for SI-MIXED (so `a[2] = row` on a 2-d target is the mixed form `a[2, :]`);
+- SI-MIXED-N applies when the key as written mixes ints with slices or Ellipsis; the count compared with
+  the value's ndim is that of the sliced axes after expansion;
+- an open stop takes its extent from the value (SI-ASSEMBLE); an explicit stop that disagrees is
+  SI-GAP-REGION; a region past the target, an int outside its axis or too many indices SI-GAP-RANGE;
+- `c[:] = v` with v's shape different from c's is SI-GAP-MOVE (the "move" wording and the assemble rule
+  disagree), a value dtype other than the target's SI-GAP-DTYPE (natural: NumPy's cast).
+"""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
-from .scatter import solve as _scatter_solve
-from .convert import holds, is_number, to_dtype
-from .dtypes import dtype_name, is_float
+from .dtypes import DOCUMENTED, dtype_name, holds, is_float, is_number, to_dtype
 from .errors import Open, SpecError, Unspecified
 from .expectation import EXACT, ExpectedArray
+from .scatter import solve as _scatter_solve
 
 _INT = (int, np.integer)
 
@@ -26,7 +38,9 @@ def solve(target, key, value):
     op = Open()
     _check_elements(elems, op)
     if op:
-        natural = _numpy_natural(target, key, value) if all(c in ("SI-STEP", "SI-TINDEX") for c, _ in op.items) else None
+        # NumPy gives steps and tensor indices a meaning; bools, floats and bad forms get none
+        numpy_means_it = all(c in ("SI-STEP", "SI-TINDEX") for c, _ in op.items)
+        natural = _numpy_natural(target, key, value) if numpy_means_it else None
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
     axes = _expand(elems, target.ndim, op)          # [(kind, a, b)]: ("int", i, None) | ("slice", start, stop|None)
     if op:
@@ -51,7 +65,8 @@ def _scatter_form(target, key, value):
         raise Unspecified("SI-SCATTER", f"scatter form needs an int start, no step and a tensor value; got "
                           f"start={key.start!r}, step={key.step!r}, value {type(value).__name__}", clauses)
     try:
-        outputs, more = _scatter_solve(target, key.start, key.stop, value, index_dtypes=("int32",))
+        outputs, more = _scatter_solve(target, key.start, key.stop, value,
+                                       index_dtypes=DOCUMENTED["setitem"]["scatter_indices"])
     except SpecError as e:
         e.clauses = tuple(dict.fromkeys((*clauses, *e.clauses)))
         raise
@@ -122,6 +137,11 @@ def _normalise(axes, shape, op, clauses):
 def _tensor_value(target, elems, axes, value, mixed, op, clauses):
     clauses.append("SI-VAL-T")
     slices = [(s, e) for kind, s, e in axes if kind == "slice"]
+    if not slices:
+        # every axis an int: single-element assignment, whose value the doc makes a scalar (SI-VAL-S)
+        op.note("SI-VAL-S", f"a {value.dtype}{list(value.shape)} tensor value for a single-element key")
+        natural = _numpy_natural(target, _numpy_key(axes, None), value)
+        op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
     if value.ndim != len(slices):
         if mixed:   # SI-MIXED-N (no exception class named)
             raise SpecError("SI-MIXED-N", None, f"the key has {len(slices)} slice axes, the value has "
@@ -134,7 +154,7 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
     for (s, e), v in zip(slices, value.shape):
         if e is None:
             clauses.append("SI-ASSEMBLE")
-        elif e - s != v and max(e - s, 0) != v:
+        elif max(e - s, 0) != v:
             op.note("SI-GAP-REGION", f"slice {s}:{e} holds {max(e - s, 0)}, the value has {v}")
         ext.append(v if e is None else max(e - s, 0))
     if any(e is Ellipsis for e in elems):
@@ -149,18 +169,19 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
             op.note("SI-GAP-MOVE", f"c[:] = v with v {list(value.shape)} and c {list(target.shape)}")
             return None
         clauses.append("SI-EMPTY")      # SI-EMPTY: equal shapes, a full assemble
-    if any(s + v > n for (s, _), v, n in zip(slices, value.shape, [n for (k, _, _), n in zip(axes, target.shape)
-                                                                    if k == "slice"])):
-        op.note("SI-GAP-RANGE", f"a value of {list(value.shape)} placed at {[s for s, _ in slices]} runs past "
-                                f"the target {list(target.shape)}")
+    sizes = [n for (kind, _, _), n in zip(axes, target.shape) if kind == "slice"]
+    if any(s + e > n for (s, _), e, n in zip(slices, ext, sizes)):
+        op.note("SI-GAP-RANGE", f"a region of {ext} at {[s for s, _ in slices]} runs past the target "
+                                f"{list(target.shape)}")
         return None
     if any(c == "SI-GAP-REGION" for c, _ in op.items):
         return _numpy_natural(target, _numpy_key(axes, value.shape), value)
     out = target.copy()
     region = tuple(slice(a, a + 1) if kind == "int" else slice(a, a + v)
                    for (kind, a, _), v in zip(axes, _per_axis(axes, value.shape)))
-    out[region] = value.reshape([1 if kind == "int" else v for (kind, _, _), v in
-                                 zip(axes, _per_axis(axes, value.shape))]).astype(target.dtype, copy=False)
+    shape = [1 if kind == "int" else v for (kind, _, _), v in zip(axes, _per_axis(axes, value.shape))]
+    with np.errstate(all="ignore"):     # a mismatched dtype (SI-GAP-DTYPE) casts as NumPy does
+        out[region] = value.reshape(shape).astype(target.dtype, copy=False)
     return out
 
 
@@ -184,18 +205,18 @@ def _numpy_key(axes, vshape):
 
 def _scalar_value(target, axes, value, op, clauses):
     clauses.append("SI-VAL-S")
+    value = value.item() if isinstance(value, np.generic) else value
     if isinstance(value, float):
         op.note("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
     elif not is_number(value):
         op.note("SI-VAL-S", f"scalar {value!r} is not an int")
-    elif dtype_name(target.dtype) != "int32":
+    elif dtype_name(target.dtype) not in DOCUMENTED["setitem"]["scalar_target"]:
         op.note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
     elif not holds(target.dtype, value):
         op.note("SI-GAP-DTYPE", f"{value} does not fit int32")
     if any(kind == "slice" for kind, _, _ in axes):
         op.note("SI-VAL-S", "a scalar value with a key that selects a region, not one element")
-    if not (isinstance(value, (bool, np.bool_)) or is_number(value)) or not (
-            holds(target.dtype, value.item() if isinstance(value, np.generic) else value) or is_float(target.dtype)):
+    if not isinstance(value, (bool, int, float)) or not (holds(target.dtype, value) or is_float(target.dtype)):
         return None
     out = target.copy()
     out[_numpy_key(axes, None)] = to_dtype(target.dtype, value)
@@ -206,15 +227,23 @@ def _numpy_natural(target, key, value):
     """NumPy's own meaning of `target[key] = value` (value cast to the target's dtype), or None."""
     try:
         out = target.copy()
-        if isinstance(value, np.ndarray):
-            out[key] = value.astype(target.dtype)
-        elif is_number(value) and (is_float(target.dtype) or holds(target.dtype, value)):
-            out[key] = to_dtype(target.dtype, value)
-        else:
-            return None
-        return out
-    except (IndexError, ValueError, TypeError):
+        # NumPy's deprecated leniencies (size-1 arrays into a scalar slot, out-of-range indices into an empty
+        # selection) are no meaning to offer: as errors they give no natural value, on any NumPy version
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            return _numpy_assign(out, key, value)
+    except (IndexError, ValueError, TypeError, DeprecationWarning):
         return None
+
+
+def _numpy_assign(out, key, value):
+    if isinstance(value, np.ndarray):
+        out[key] = value.astype(out.dtype)
+    elif is_number(value) and (is_float(out.dtype) or holds(out.dtype, value)):
+        out[key] = to_dtype(out.dtype, value)
+    else:
+        return None
+    return out
 
 
 def setitem(target, key, value):

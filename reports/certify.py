@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-from collections import Counter, defaultdict
 from pathlib import Path
 
 from . import model as M
@@ -73,33 +72,17 @@ def write_certificate(results_path, out_dir, adapter_spec: str = "") -> dict:
 
 
 def build_certificate(results_path, adapter_spec: str = "") -> dict:
+    """The certificate of one adapter's results file (the counts and clause verdicts come from the report model)."""
     results_path = Path(results_path)
-    header, end, triples = {}, None, []
-    counts = defaultdict(Counter)                       # op -> verdict counts
-    clause_stats = defaultdict(lambda: Counter())        # (op, clause) -> pass/fail
-    adapters = set()
-    for rec in M.iter_records(results_path):
-        kind = rec.get("record")
-        if kind == "run":
-            header = rec
-        elif kind == "end":
-            end = rec
-        elif kind == "case":
-            adapters.add(rec["adapter"])
-            triples.append(f"{rec['case_id']}\t{rec['adapter']}\t{rec['verdict']}")
-            counts[rec["op"]][rec["verdict"]] += 1
-            blamed = M.blamed_clause(rec)
-            for c in rec["clauses"]:
-                clause_stats[(rec["op"], c)][M.clause_outcome(rec["verdict"], c, blamed)] += 1
-    if len(adapters) > 1:
-        raise M.ReportInputError(f"{results_path}: a certificate covers one adapter; this file has {sorted(adapters)}")
-    name = next(iter(adapters)) if adapters else ""
-    entry = next((a for a in header.get("adapters") or [] if a.get("name") == name), {})
-    catalogue = M.clause_catalogue()
-    triples.sort()
-    totals = Counter()
-    for c in counts.values():
-        totals.update(c)
+    m = M.build_model([results_path], keep_verdicts=True)
+    if len(m.matrix) and len({a for _, a in m.matrix}) > 1:
+        raise M.ReportInputError(f"{results_path}: a certificate covers one adapter; "
+                                 f"this file has {sorted({a for _, a in m.matrix})}")
+    header = m.headers[0] if m.headers else {}
+    name = next(iter({a for _, a in m.matrix}), "")
+    entry = m.adapters.get(name, {})
+    totals = m.totals(adapter=name)
+    ops = {op for op, _ in m.matrix} | {i.op for i in m.catalogue.values()}
     return {
         "certificate_version": CERTIFICATE_VERSION,
         "issued": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -111,26 +94,28 @@ def build_certificate(results_path, adapter_spec: str = "") -> dict:
         "environment": {"platform": header.get("platform", ""), "python": header.get("python", ""),
                         "packages": header.get("packages", {})},
         "run": {"run_id": header.get("run_id", ""), "started": header.get("started", ""),
-                "finished": (end or {}).get("finished", ""), "complete": end is not None},
-        "results": {"file": results_path.name, "records": len(triples),
+                "finished": m.ends[-1].get("finished", "") if m.ends else "", "complete": bool(m.ends)},
+        "results": {"file": results_path.name, "records": m.records,
                     "results_sha256": _sha256_file(results_path),
-                    "verdicts_sha256": "sha256:" + hashlib.sha256(("\n".join(triples) + "\n").encode()).hexdigest()},
+                    "verdicts_sha256": "sha256:" + hashlib.sha256(
+                        "".join(line + "\n" for line in sorted(m.verdict_lines)).encode()).hexdigest()},
         "totals": {v: totals.get(v, 0) for v in M.VERDICTS},
-        "ops": {op: _op_entry(op, counts.get(op, Counter()), clause_stats, catalogue)
-                for op in M.OPS if op in counts or any(i.op == op for i in catalogue.values())},
+        "ops": {op: _op_entry(m, op, name) for op in M.OPS if op in ops},
     }
 
 
-def _op_entry(op, counts, clause_stats, catalogue) -> dict:
-    met, failed, inconclusive = [], [], []
-    for (o, c), s in sorted(clause_stats.items()):
-        if o != op:
+def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
+    met, failed, inconclusive, unreached = [], [], [], []
+    for cid in sorted(m.clause_ids()):
+        if m.clause_op(cid) != op or M._is_range_id(cid):
             continue
-        (failed if s["fail"] else met if s["pass"] else inconclusive).append(c)
-    reached = set(met) | set(failed) | set(inconclusive)
-    unreached = sorted(cid for cid, i in catalogue.items()
-                       if i.op == op and cid not in reached and not M._is_range_id(cid))
-    return {"counts": {v: counts.get(v, 0) for v in M.VERDICTS},
+        s = m.clause_stats.get((cid, adapter))
+        if not s:
+            unreached.append(cid)
+        else:
+            (failed if s["fail"] else met if s["pass"] else inconclusive).append(cid)
+    c = m.matrix.get((op, adapter), {})
+    return {"counts": {v: c.get(v, 0) for v in M.VERDICTS},
             "clauses_met": met, "clauses_failed": failed,
             "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached}
 

@@ -50,7 +50,9 @@ def _load(path):
         if rec.get("record") == "run":
             header = rec
         elif rec.get("record") == "case":
-            out[(rec["case_id"], rec["adapter"])] = dict(_brief(rec), op=rec["op"], label=(rec.get("case") or {}).get("label", ""))
+            # the first record of a (case, adapter) counts, as in the report and in merge
+            out.setdefault((rec["case_id"], rec["adapter"]),
+                           dict(_brief(rec), op=rec["op"], label=(rec.get("case") or {}).get("label", "")))
     return header, out
 
 

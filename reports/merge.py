@@ -8,10 +8,10 @@ hiding it.  Streams: memory holds one key and one verdict per record.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
-import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -53,12 +53,18 @@ def merged_header(paths, headers) -> dict:
                 adapters.append(a)
     first = headers[0]
     out = {k: v for k, v in first.items() if k not in ("run_id", "started", "shard", "adapters")}
-    out.update({"record": "run", "schema": 1, "run_id": f"merge-{uuid.uuid4().hex[:12]}",
+    out.update({"record": "run", "schema": 1, "run_id": _merged_run_id(headers),
                 "started": min(str(h.get("started", "")) for h in headers),
                 "shard": "merged", "merged_from": [{"path": str(p), "run_id": h.get("run_id", ""),
                                                    "shard": h.get("shard", "")} for p, h in zip(paths, headers)],
                 "adapters": adapters})
     return out
+
+
+def _merged_run_id(headers) -> str:
+    # From the inputs, not random: merging the same shards twice gives the same file apart from timings.
+    ids = sorted(str(h.get("run_id", "")) for h in headers)
+    return "merge-" + hashlib.sha256("\n".join(ids).encode()).hexdigest()[:12]
 
 
 def merge(paths, out_path) -> dict:

@@ -15,6 +15,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from .results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
+
 VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
             "crash", "timeout", "extension", "not-applicable")
 FAILING = frozenset(("value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
@@ -32,74 +34,57 @@ class ReportInputError(ValueError):
     """A results file the report cannot use; the message names the file and line."""
 
 
-try:   # the harness's streaming reader (reports/results.py) is the one source of truth when present
-    from .results import ResultsError, iter_records as _iter_records
-except ImportError:    # pragma: no cover - exercised only before reports/results.py exists
-    ResultsError = ReportInputError
-    _iter_records = None
-
 INPUT_ERRORS = (ResultsError, ReportInputError)
 
 
 def iter_records(path):
-    """Yield the records of one results file; a truncated last line is dropped, other damage raises."""
-    if _iter_records is None:
-        yield from _fallback_iter_records(path)
-        return
+    """Yield the records of one results file; a truncated last line is dropped, other damage raises.
+
+    On top of the results reader's checks, the optional fields the report shows
+    are type-checked here, once, so a damaged one is named with file and line
+    instead of failing somewhere inside the rendering.
+    """
     for lineno, rec in enumerate(_iter_records(path), 1):
-        # The report counts by verdict: one it does not know would silently vanish from every table.
-        if rec.get("record") == "case" and rec.get("verdict") not in VERDICTS:
-            raise ReportInputError(f"{path}:{lineno}: unknown verdict {str(rec.get('verdict'))[:40]!r}")
+        if rec.get("record") == "case":
+            problem = case_record_problem(rec)
+            if problem:
+                raise ReportInputError(f"{path}:{lineno}: {problem}")
         yield rec
 
 
-def _fallback_iter_records(path):
-    with open(path, "rb") as f:
-        prev = None
-        for lineno, raw in enumerate(f, 1):
-            if prev is not None:
-                yield _parse_line(path, *prev)
-            prev = (lineno, raw)
-        if prev is not None:
-            lineno, raw = prev
-            if not raw.endswith(b"\n"):
-                try:
-                    rec = json.loads(raw)
-                except ValueError:
-                    return          # a killed run's last line: accepted, dropped
-                yield _check(path, lineno, rec)
-            else:
-                yield _parse_line(path, lineno, raw)
+_STR_FIELDS = ("native_api", "adapter_version", "expected", "outcome", "repro")
 
 
-def _parse_line(path, lineno, raw):
-    try:
-        rec = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ReportInputError(f"{path}:{lineno}: not valid JSON ({e})") from None
-    return _check(path, lineno, rec)
-
-
-def _check(path, lineno, rec):
-    where = f"{path}:{lineno}"
-    if not isinstance(rec, dict):
-        raise ReportInputError(f"{where}: a record must be a JSON object")
-    if rec.get("schema") != 1:
-        raise ReportInputError(f"{where}: results schema {rec.get('schema')!r}; this reader knows schema 1")
-    kind = rec.get("record")
-    if kind not in ("run", "case", "end"):
-        raise ReportInputError(f"{where}: unknown record kind {kind!r}")
-    if kind == "run" and lineno != 1:
-        raise ReportInputError(f"{where}: a run header after line 1 (files concatenated? use `conform merge`)")
-    if kind != "run" and lineno == 1:
-        raise ReportInputError(f"{where}: the first line must be the run header")
-    if kind == "case":
-        for key, typ in (("case_id", str), ("op", str), ("adapter", str), ("verdict", str), ("clauses", list)):
-            if not isinstance(rec.get(key), typ):
-                raise ReportInputError(f"{where}: case record lacks {key} ({typ.__name__})")
-        if rec["verdict"] not in VERDICTS:
-            raise ReportInputError(f"{where}: unknown verdict {rec['verdict']!r}")
-    return rec
+def case_record_problem(rec) -> str:
+    """'' for a case record the report can use; else what is wrong with it."""
+    # The report counts by verdict: one it does not know would silently vanish from every table.
+    if rec.get("verdict") not in VERDICTS:
+        return f"unknown verdict {str(rec.get('verdict'))[:40]!r}"
+    if not all(isinstance(c, str) for c in rec["clauses"]):
+        return "clauses must be a list of strings"
+    for k in _STR_FIELDS:
+        if k in rec and not isinstance(rec[k], str):
+            return f"field {k!r} must be a string"
+    if rec.get("expected_divergence") is not None and not isinstance(rec["expected_divergence"], str):
+        return "field 'expected_divergence' must be a string"
+    if "notes" in rec and not (isinstance(rec["notes"], list) and all(isinstance(n, str) for n in rec["notes"])):
+        return "field 'notes' must be a list of strings"
+    for k in ("error", "mismatch"):
+        if k in rec and not isinstance(rec[k], dict):
+            return f"field {k!r} must be an object"
+    if isinstance(rec.get("error"), dict) and not all(v is None or isinstance(v, str) for v in rec["error"].values()):
+        return "field 'error' must map to strings"
+    for k in ("expected_values", "actual_values"):
+        if k in rec and not (isinstance(rec[k], dict) and all(isinstance(v, dict) for v in rec[k].values())):
+            return f"field {k!r} must map output names to encoded arrays"
+    case = rec["case"] if isinstance(rec.get("case"), dict) else {}
+    if not isinstance(case.get("inputs", {}), dict) or not all(isinstance(v, dict) for v in case.get("inputs", {}).values()):
+        return "case.inputs must map names to encoded arrays"
+    if not isinstance(case.get("label", ""), str):
+        return "case.label must be a string"
+    if not (isinstance(case.get("clauses", []), list) and all(isinstance(c, str) for c in case.get("clauses", []))):
+        return "case.clauses must be a list of strings"
+    return ""
 
 
 # ---- clause catalogue ----------------------------------------------------------------------
@@ -173,6 +158,11 @@ class Model:
     answers: dict = field(default_factory=dict)            # case_id -> {adapter: signature}
     case_ops: dict = field(default_factory=dict)           # case_id -> op
     catalogue: dict = field(default_factory=dict)
+    citations: Counter = field(default_factory=Counter)   # clause -> case records citing it
+    pending: dict = field(default_factory=dict)           # failures not yet attributed to a clause
+    ends: list = field(default_factory=list)              # end records (a finished run has one per file)
+    verdict_lines: list = None
+    kinds: dict = field(default_factory=dict)             # clause -> kind, from the catalogue
     duplicates: int = 0
 
     # -- derived views, computed once after the pass --
@@ -246,15 +236,23 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text)
 
 
-def build_model(paths, catalogue=None) -> Model:
-    """One streaming pass over the results files; catalogue defaults to oracle.CLAUSES."""
+def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
+    """One streaming pass over the results files; catalogue defaults to oracle.CLAUSES.
+
+    keep_verdicts: also keep one "case_id<TAB>adapter<TAB>verdict" line per record
+    (m.verdict_lines, for the certificate's digest).
+    """
     m = Model(catalogue=clause_catalogue() if catalogue is None else catalogue)
+    m.verdict_lines = [] if keep_verdicts else None
+    m.kinds = {c: i.kind for c, i in m.catalogue.items()}
     seen_keys = set()
     for path in paths:
         for rec in iter_records(path):
             kind = rec.get("record")
             if kind == "run":
                 _add_header(m, rec, path)
+            elif kind == "end":
+                m.ends.append(rec)
             elif kind == "case":
                 key = (rec["case_id"], rec["adapter"])
                 if key in seen_keys:      # a resumed run or overlapping shards: count each answer once
@@ -262,6 +260,9 @@ def build_model(paths, catalogue=None) -> Model:
                     continue
                 seen_keys.add(key)
                 add_record(m, rec)
+                if m.verdict_lines is not None:
+                    m.verdict_lines.append(f"{key[0]}\t{key[1]}\t{rec['verdict']}")
+    attribute_failures(m)
     return m
 
 
@@ -280,13 +281,14 @@ def add_record(m: Model, rec: dict):
         m.native_apis[(op, adapter)].add(rec["native_api"])
     m.adapters.setdefault(adapter, {"name": adapter, "version": rec.get("adapter_version", ""),
                                     "execution": "", "available": True, "reason": ""})
-    clauses = [c for c in rec["clauses"] if isinstance(c, str)]
-    blamed = blamed_clause(rec)
+    clauses = tuple(rec["clauses"])
+    m.citations.update(clauses)
     for c in clauses:
         m.clause_ops.setdefault(c, op)
         stats = m.clause_stats[(c, adapter)]
         stats["cases"] += 1
-        stats[clause_outcome(verdict, c, blamed)] += 1
+        if verdict not in FAILING:    # failures are counted once attributed (attribute_failures)
+            stats["pass" if verdict in CONFORMING else "other"] += 1
         if m.clause_kind(c) == "gap":
             bucket = f"{verdict}: {outcome_kind(rec)}"
             m.gap_outcomes[(c, adapter)][bucket] += 1
@@ -295,48 +297,52 @@ def add_record(m: Model, rec: dict):
         m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}")
         m.case_ops[rec["case_id"]] = op
     if verdict in FAILING:
-        _add_failure(m, rec, blamed)
+        err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
+        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None), rec)
 
 
-def blamed_clause(rec) -> str:
-    """The clause a failing record is attributed to.
+def attribute_failures(m: Model) -> None:
+    """Give each failing record its clause, now that every clause's citation count is known.
 
-    A record cites every clause its case touches (sorted), so the first one is
-    not the rule that was broken.  The documented error's clause decides for an
-    error expectation ("raises TypeError (SNA-IDX-DTYPE)"); otherwise the case's
-    own first tag, the rule its strategy or doc example was written for.
+    Failures wait in m.pending grouped by everything attribution depends on
+    (op, adapter, verdict, cited clauses, documented error clause), so this
+    costs one step per distinct group, not per record.
     """
-    m = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
-    if m:
-        return m.group(1)
-    own = [c for c in ((rec.get("case") or {}).get("clauses") or []) if isinstance(c, str)]
-    if own:
-        return own[0]
-    cited = [c for c in rec.get("clauses") or [] if isinstance(c, str)]
-    return cited[0] if cited else "(no clause)"
+    for (op, adapter, verdict, clauses, err), pg in m.pending.items():
+        blamed = blame(clauses, err, m.citations, m.kinds)
+        for c in clauses:
+            m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
+        key = (op, adapter, verdict, blamed)
+        g = m.groups.get(key)
+        if g is None:
+            g = m.groups[key] = FailureGroup(*key)
+        _merge_group(g, pg)
+    m.pending.clear()
+
+
+def blame(cited, error_clause=None, citations=None, kinds=None) -> str:
+    """The clause a failure is attributed to: the most specific rule it cites.
+
+    A record cites every clause its case touches (the general formula and dtype
+    rules included) and does not say which one broke.  The documented error's
+    clause decides for an error expectation ("raises TypeError (SNA-IDX-DTYPE)");
+    otherwise the cited clause the fewest records cite, gap clauses last, ties by id.
+    """
+    if error_clause:
+        return error_clause
+    if not cited:
+        return "(no clause)"
+    citations, kinds = citations or {}, kinds or {}
+    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, citations.get(c, 0), c))
 
 
 _ERROR_CLAUSE = re.compile(r"^raises .*\(([A-Z]+-[A-Z0-9-]+)\)\s*$")
 
 
-def clause_outcome(verdict, clause, blamed) -> str:
-    """How one record counts for one clause it cites: 'pass' (conforming), 'fail', or 'other'.
-
-    A failure counts against the clause it is attributed to only; for the other
-    clauses it cites it is 'other' (the case neither confirms nor refutes them).
-    """
-    if verdict in CONFORMING:
-        return "pass"
-    if verdict in FAILING and clause == blamed:
-        return "fail"
-    return "other"
-
-
-def _add_failure(m: Model, rec, clause):
-    key = (rec["op"], rec["adapter"], rec["verdict"], clause)
-    g = m.groups.get(key)
+def _add_failure(groups: dict, key, rec):
+    g = groups.get(key)
     if g is None:
-        g = m.groups[key] = FailureGroup(*key)
+        g = groups[key] = FailureGroup(*key[:4])
     g.count += 1
     if rec.get("expected_divergence"):
         g.expected_divergences += 1
@@ -349,8 +355,22 @@ def _add_failure(m: Model, rec, clause):
         _add_example(g, rec)
 
 
+def _merge_group(g: FailureGroup, other: FailureGroup):
+    g.count += other.count
+    g.expected_divergences += other.expected_divergences
+    if g.minimal is None or other.minimal_size < g.minimal_size:
+        if g.minimal is not None:
+            _add_example(g, g.minimal)
+        g.minimal, g.minimal_size = other.minimal, other.minimal_size
+    else:
+        _add_example(g, other.minimal)
+    for e in other.examples:
+        if len(g.examples) < EXAMPLES_CAP:
+            g.examples.append(e)
+
+
 def _add_example(g: FailureGroup, rec):
-    if len(g.examples) < EXAMPLES_CAP:
+    if len(g.examples) < EXAMPLES_CAP and rec is not None:
         g.examples.append({"case_id": rec["case_id"], "label": (rec.get("case") or {}).get("label", ""),
                            "outcome": short_outcome(rec)})
 

@@ -1,7 +1,6 @@
 """Render results files into one self-contained report.html plus summary.json."""
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import tempfile
@@ -291,7 +290,3 @@ def _desc(enc):
     if not isinstance(enc, dict):
         return ""
     return f"{enc.get('dtype')}{enc.get('shape')}"
-
-
-def now_iso():
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

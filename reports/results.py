@@ -138,7 +138,7 @@ def iter_records(path: str, allow_truncated: bool = True):
                 raise ResultsError(f"{path}:{n}: line longer than {MAX_LINE} bytes")
             try:
                 rec = json.loads(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            except (ValueError, RecursionError) as e:    # also ints over 4300 digits, deep nesting
                 if last and allow_truncated and f.read(1) == b"":
                     return      # the run was killed while writing this line
                 raise ResultsError(f"{path}:{n}: not a JSON line ({e})") from None
@@ -180,7 +180,10 @@ def read_case(rec: dict, path="<results>", line=0):
 
 def read_values(rec: dict, which: str = "actual_values", path="<results>", line=0) -> dict:
     out = {}
-    for k, v in (rec.get(which) or {}).items():
+    values = rec.get(which) or {}
+    if not isinstance(values, dict):
+        raise ResultsError(f"{path}:{line}: {which} must be an object; got {str(values)[:60]!r}")
+    for k, v in values.items():
         if isinstance(v, dict) and "unencodable" in v:
             continue
         try:

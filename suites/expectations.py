@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
 
 DEFAULT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expectations")
 
@@ -48,7 +48,8 @@ class Expectations:
                 glob, sep, reason = line.partition(" :: ")
                 if not sep or not reason.strip() or not glob.strip():
                     raise ExpectationsError(f"{path}:{n}: expected '<glob> :: <reason>', got {line[:120]!r}")
-                out.append(Pattern(glob.strip(), reason.strip(), path, n, re.compile(_translate(glob.strip()))))
+                # fnmatch's translation compiled without IGNORECASE: case-sensitive on every platform
+                out.append(Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip()))))
         return cls(out)
 
     @classmethod
@@ -66,12 +67,3 @@ class Expectations:
     def unmatched(self) -> list:
         return [p for p in self.patterns if not p.hits]
 
-
-def _translate(glob: str) -> str:
-    # fnmatch.translate, but case-sensitive on every platform (fnmatchcase semantics).
-    import fnmatch
-    return fnmatch.translate(glob)
-
-
-def matches(glob: str, key: str) -> bool:
-    return fnmatchcase(key, glob)

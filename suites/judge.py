@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
-from oracle.expectation import BOUND, CHOICES, EXACT, ZERO_REPORT
+from oracle.expectation import BOUND, CHOICES, ZERO_REPORT
 
 VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
             "crash", "timeout", "extension", "not-applicable")

@@ -210,3 +210,13 @@ class Slow(_Clip):
     def run(self, case):
         time.sleep(0.03)
         return GoodClip.run(self, case)
+
+
+class Leaky(_Clip):
+    """Allocates until the allocation fails: with a per-worker memory limit that is a MemoryError."""
+    name = "leaky"
+
+    def run(self, case):
+        hoard = []
+        while True:
+            hoard.append(np.ones(16 << 20, np.uint8))      # touched, so it is real memory

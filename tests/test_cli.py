@@ -244,3 +244,78 @@ def test_in_process_run(tmp_path, corpus):
     assert "worker" not in header["adapters"][0]["execution"]
 
 
+
+
+def pytest_corpus(*args, timeout=600):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rxf",
+                           "suites/test_corpus.py", *args], cwd=ROOT, env=env, text=True, capture_output=True,
+                          timeout=timeout)
+
+
+def test_pytest_xdist_loses_no_results(tmp_path, corpus):
+    path, cases = corpus
+    serial, para = str(tmp_path / "serial.jsonl"), str(tmp_path / "xdist.jsonl")
+    r = pytest_corpus("--adapter", "oracle", "--corpus", path, "--results", serial)
+    assert r.returncode == 0, r.stdout[-2000:]
+    r = pytest_corpus("--adapter", "oracle", "--corpus", path, "--results", para, "-n", "2")
+    assert r.returncode == 0, r.stdout[-2000:]
+    assert f"{len(cases)} passed" in r.stdout
+    assert len(records(para)) == len(cases) and records(para, "end")[0]["cases"] == len(cases)
+    assert without_timing(records(para)) == without_timing(records(serial))
+
+
+def test_pytest_listed_divergence_xfails_unlisted_fails_readably(tmp_path, corpus):
+    path, cases = corpus
+    shape = next(c for c in cases if c.label == "shape")
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "wrong.txt").write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n"
+                                   "setitem/* :: never matches\n")
+    results = str(tmp_path / "r.jsonl")
+    r = pytest_corpus("--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--expectations", str(exp),
+                      "--results", results)
+    assert r.returncode == 1
+    # the four other ops have no case in this corpus: their tests have an empty parameter set (skipped)
+    assert "3 failed, 6 passed, 4 skipped, 1 xfailed" in r.stdout, r.stdout[-3000:]
+    assert f"test_clip[WrongOutputs-shape-{shape.id[:6]}]" in r.stdout and "reshapes its output" in r.stdout
+    fail = r.stdout[r.stdout.index("actual:"):]
+    assert fail.index("actual:") < fail.index("expected:") < fail.index("call:") < fail.index("repro:")
+    assert "wrong.txt:2 setitem/*" in r.stdout and "matched nothing" in r.stdout
+    listed = [x for x in records(results) if x.get("expected_divergence")]
+    assert [x["case_id"] for x in listed] == [shape.id]
+
+
+def test_pytest_unknown_adapter_is_a_usage_error_naming_the_available_ones():
+    r = pytest_corpus("--adapter", "nope", "--collect-only")
+    assert r.returncode == 4, r.stderr          # pytest's exit code for a usage error
+    assert "unknown adapter 'nope'" in r.stderr and "available adapters: " in r.stderr and "oracle" in r.stderr
+
+
+def test_an_oracle_failure_on_one_case_is_reported_and_the_rest_recorded(tmp_path, corpus):
+    import oracle
+    from conform import runner
+
+    def expect(case):
+        if case.label == "hang":
+            raise IndexError("oracle bug")
+        return oracle.expect(case)
+    r = runner.run(["oracle"], corpus=corpus[0], out_dir=str(tmp_path), expect=expect)
+    assert r.exit_code == runner.EXIT_ORACLE and "IndexError: oracle bug" in r.oracle_failures[0]
+    assert len(records(r.results_path)) == len(corpus[1]) - 1
+
+
+def test_a_run_survives_floods_chdir_forks_and_leaks(tmp_path):
+    cases = [clip_case(label, x=[1.0, float(i)]) for i, label in enumerate(["flood", "chdir", "fork", "leak", "ok"])]
+    path = tmp_path / "c" / "corpus.jsonl"
+    path.parent.mkdir()
+    write_corpus(str(path), cases)
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "bad_adapters:Noisy", "--adapter", "bad_adapters:Leaky", "--memory-mb", "1536",
+                "--corpus", str(path), "--out", str(out), "--no-report")
+    assert r.returncode == 1, r.stderr          # Leaky's MemoryErrors are unlisted divergences
+    got = {(x["adapter"], x["case"]["label"]): x for x in records(str(out / "results.jsonl"))}
+    assert len(got) == 10
+    assert all(got["noisy", label]["verdict"] == "pass" for label in ("flood", "chdir", "fork", "ok"))
+    assert all(got["leaky", c.label]["verdict"] == "unexpected-error" and "MemoryError" in got["leaky", c.label]["outcome"]
+               for c in cases)

@@ -1,5 +1,4 @@
 """`conform diff` and `conform merge`: categories, exit codes, refusals, nothing half-written."""
-import json
 import os
 import subprocess
 import sys

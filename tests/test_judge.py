@@ -9,7 +9,7 @@ from oracle.dtypes import BFLOAT16
 from oracle.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Expectation
 from suites.check import assert_conforms, failure_message
 from suites.expectations import Expectations, ExpectationsError
-from suites.judge import judge
+from suites.judge import compare, judge
 
 from bad_adapters import GoodClip, clip_case, clip_expectation
 
@@ -212,3 +212,32 @@ def test_expectations_line_without_reason_is_an_error(tmp_path, line):
 
 def test_shipped_oracle_expectations_file_is_valid_and_empty():
     assert Expectations.for_adapter("oracle").patterns == []
+
+
+# ---- repro snippets run and reproduce -----------------------------------------------------------
+
+_PRIMARY_VAR = {"setitem": "target", "clip": "out", "scatter": "out", "scatter_nd_add": "out", "set_": "self_"}
+
+
+def _spec_cases():
+    from suites.corpus import doc_example_cases, error_case_list
+    return doc_example_cases() + error_case_list()
+
+
+@pytest.mark.parametrize("case", _spec_cases(), ids=lambda c: f"{c.op}-{c.label[:40]}-{c.id[:6]}")
+def test_oracle_repro_snippet_runs_and_gives_the_expected_answer(case):
+    import oracle
+    from adapters.oracle_adapter import OracleAdapter
+    exp = oracle.expect(case)
+    src = OracleAdapter().repro(case)
+    ns = {}
+    if exp.kind == "value":
+        exec(src, ns)
+        name, want = next(iter(exp.outputs.items()))
+        fail, _, _ = compare(name, want, np.asarray(ns[_PRIMARY_VAR[case.op]]))
+        assert not fail, f"{fail}\n{src}"
+    else:
+        with pytest.raises((oracle.SpecError, oracle.Unspecified)) as e:
+            exec(src, ns)
+        if exp.kind == "error":
+            assert e.value.clause == exp.error_clause, src

@@ -1,7 +1,10 @@
 """The report model: matrix, agreement, clauses, findings, failure groups; strict, streaming input."""
 import json
+import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from reports import model as M
 from reports.model import ClauseInfo, build_model
@@ -67,6 +70,30 @@ def test_failure_is_attributed_to_the_documented_error_clause(tmp_path):
     assert m.clause_stats[("CL-FORMULA", "torch")]["fail"] == 0
 
 
+def test_failure_is_attributed_to_the_least_cited_clause_it_cites(tmp_path):
+    common = [clip_case(n=2 + i, seed=i) for i in range(4)]
+    recs = [case_record(c, "torch", "pass") for c in common]
+    bad = []
+    for n, extra in ((3, ["CL-NAN-BOUND"]), (9, ["CL-BROADCAST", "CL-NAN-BOUND"])):
+        r = case_record(clip_case(n=n, seed=7), "torch", "value-mismatch")
+        r["clauses"] = ["CL-FORMULA", *extra]              # the rare rule listed last, the general one first
+        r["case"] = dict(r["case"], clauses=["CL-FORMULA", *extra])
+        bad.append(r)
+    bad[1]["case_id"] = "f" * 16                            # a second case
+    recs += bad
+    recs.append(case_record(clip_case(n=30), "torch", "pass"))
+    recs[-1]["clauses"] = ["CL-FORMULA", "CL-BROADCAST"]   # CL-BROADCAST: cited twice, CL-NAN-BOUND: twice
+    recs.append(case_record(clip_case(n=31), "torch", "pass"))
+    recs[-1]["clauses"] = ["CL-FORMULA", "CL-BROADCAST"]   # now CL-BROADCAST is cited 3 times
+    m = _model(tmp_path, recs)
+    (g,) = m.groups.values()
+    assert (g.clause, g.count) == ("CL-NAN-BOUND", 2)
+    assert g.minimal["case"]["label"] == "clip n=3 seed=7" and len(g.examples) == 1
+    assert m.clause_stats[("CL-NAN-BOUND", "torch")]["fail"] == 2
+    assert m.clause_stats[("CL-FORMULA", "torch")]["fail"] == 0
+    assert m.clause_stats[("CL-BROADCAST", "torch")]["other"] == 1
+
+
 def test_spec_findings_collect_what_each_adapter_does_on_gap_clauses(tmp_path):
     c = clip_case(n=3)
     c = type(c)(c.op, c.inputs, c.params, clauses=("CL-GAP-NAN-X",), label="nan x")
@@ -116,3 +143,27 @@ def test_damaged_input_names_file_and_line(tmp_path, damage, expect):
     p.write_text("".join(lines))
     with pytest.raises(M.INPUT_ERRORS, match=expect):
         build_model([p], catalogue={})
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                    max_leaves=8)
+FIELDS = ("error", "mismatch", "expected_values", "actual_values", "notes", "outcome", "expected", "repro",
+          "native_api", "expected_divergence", "clauses")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(FIELDS), value=JSON, case_field=st.sampled_from(("inputs", "label", "clauses", None)))
+def test_hostile_field_is_refused_with_file_and_line_or_rendered(tmp_path, field, value, case_field):
+    """A damaged optional field: either the report renders, or a clear error names file and line."""
+    from reports.render import write_report
+    _, recs = small_run(2)
+    bad = dict(recs[3])                      # torch's failing record: every field is shown
+    bad[field] = value
+    if case_field:
+        bad["case"] = dict(bad["case"], **{case_field: value})
+    p = write_results(tmp_path / "h.jsonl", recs[:3] + [bad])
+    try:
+        write_report([p], tmp_path / "out")
+    except M.INPUT_ERRORS as e:
+        assert re.match(r".*h\.jsonl:5: ", str(e)), str(e)

@@ -1,5 +1,6 @@
 """The results file: streamed and flushed per record; the reader takes a torn last line and refuses other damage."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -128,3 +129,66 @@ def test_a_huge_line_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
     _write(p)
     with pytest.raises(ResultsError, match=r":2: line longer than 1000 bytes"):
         list(iter_records(str(p)))
+
+
+# ---- fuzz: hostile files get a ResultsError, never another exception ---------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                     max_leaves=12)
+
+
+def _fuzz_file(lines: bytes) -> str:
+    import tempfile
+    fd, path = tempfile.mkstemp(suffix=".jsonl")
+    with os.fdopen(fd, "wb") as f:
+        f.write(json.dumps(run_record("r1", "h", 1, [])).encode() + b"\n" + lines)
+    return path
+
+
+def _read_all(path):
+    try:
+        for rec in iter_records(path):
+            if rec["record"] == "case":
+                read_case(rec, path, 0)
+                read_values(rec, "actual_values", path, 0)
+    except ResultsError as e:
+        assert path in str(e)
+    finally:
+        os.unlink(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_fuzz_arbitrary_bytes(data):
+    _read_all(_fuzz_file(data + b"\n"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["record", "schema", "run_id", "case_id", "op", "adapter", "verdict",
+                                        "clauses", "case", "actual_values"]), _json, max_size=10))
+def test_fuzz_records_with_wrong_fields(rec):
+    _read_all(_fuzz_file(json.dumps(rec).encode() + b"\n"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["id", "op", "origin", "label", "clauses", "inputs", "params"]), _json)
+def test_fuzz_a_case_field_of_a_valid_record(field, value):
+    c = clip_case("fuzz")
+    rec = case_record("r1", judge(c, clip_expectation(c), GoodClip().run(c), GoodClip()), c)
+    rec["case"][field] = value
+    _read_all(_fuzz_file(json.dumps(rec).encode() + b"\n"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries({"dtype": st.sampled_from(["float32", "bfloat16", "int64", "complex64", 3, None]),
+                              "shape": st.lists(st.integers(-2, 1 << 40), max_size=3) | _json,
+                              "data": st.text(max_size=20) | _json}))
+def test_fuzz_array_encodings(arr):
+    c = clip_case("fuzz")
+    rec = case_record("r1", judge(c, clip_expectation(c), GoodClip().run(c), GoodClip()), c)
+    rec["case"]["inputs"]["x"] = arr
+    rec["actual_values"] = {"out": arr}
+    _read_all(_fuzz_file(json.dumps(rec).encode() + b"\n"))

@@ -177,3 +177,46 @@ def test_in_process_handle_has_the_same_interface():
     assert _verdict(h, case).verdict == "pass"
     assert h.native_api("clip", case) == "GoodClip.clip"
     assert "np.array([1.0, 5.0, 9.0], dtype=np.float32)" in h.repro(case)
+
+
+def test_a_leak_hits_the_per_worker_memory_limit_and_the_worker_goes_on(handles):
+    h = handles("Leaky", memory_mb=1536, case_timeout=60)
+    out = h.run(clip_case("leak"))
+    assert (out.kind, out.exc_type) == (RAISED, "MemoryError"), out
+    assert h.restarts == 0
+
+
+def test_pipelined_cases_keep_order_through_a_crash_a_hang_and_a_repro(handles):
+    seg, hang = handles("Segfault"), handles("Hang", case_timeout=1.0)
+    labels = ["a", "crash", "b", "c", "crash", "d"]
+    for label in labels:
+        seg.submit(clip_case(label))
+    got = [seg.collect() for _ in labels]
+    assert [o.kind for o in got] == [RETURNED, CRASHED, RETURNED, RETURNED, CRASHED, RETURNED]
+    assert seg.restarts == 2
+    labels = ["a", "hang", "b"]
+    for label in labels:
+        hang.submit(clip_case(label, x=[1.0, float(len(label))]))
+    first = hang.collect()
+    assert "np.array" in hang.repro(clip_case("a"))      # a repro request while two cases are in flight
+    assert [first.kind, hang.collect().kind, hang.collect().kind] == [RETURNED, TIMED_OUT, RETURNED]
+
+
+def test_pipelined_stderr_stays_with_its_case(handles):
+    h = handles("Noisy")
+    for label in ("flood", "quiet", "chdir", "quiet"):
+        h.submit(clip_case(label))
+    outs = [h.collect() for _ in range(4)]
+    assert "[ERROR] the reason is here" in outs[0].stderr
+    assert outs[1].stderr == "" and outs[3].stderr == ""
+    assert "changed the working directory" in outs[2].stderr
+
+
+def test_big_cases_are_not_pipelined_into_a_deadlock(handles):
+    h = handles("GoodClip")
+    big = [clip_case(f"big{i}", x=np.arange(200_000, dtype=np.float32) + i) for i in range(3)]
+    for c in big:
+        h.submit(c)
+    for c in big:
+        out = h.collect()
+        assert out.kind == RETURNED and out.arrays["out"].shape == (200_000,)

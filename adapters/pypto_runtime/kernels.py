@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from oracle.case import key_text
 from adapters.repro import scalar_text as literal   # NaN/inf/-0.0 spelled as a user types them
-from oracle.dtypes import dtype_name
+from oracle.case import key_text
+from oracle.dtypes import dtype_from_name, dtype_name
 
 # NumPy dtype name -> pypto DataType attribute.  pypto has one for every dtype the suite knows.
 PYPTO_DTYPES = {"float32": "DT_FP32", "float16": "DT_FP16", "bfloat16": "DT_BF16", "float64": "DT_DOUBLE",
@@ -87,9 +87,9 @@ def plan(case) -> KernelPlan:
     return build(case)
 
 
-def _param(name, case, source="") -> Param:
-    arr = case.inputs[source] if source else None
-    return Param(name, source, tuple(arr.shape) if arr is not None else (), dtype_name(arr.dtype) if arr is not None else "")
+def _param(name, case, source) -> Param:
+    arr = case.inputs[source]
+    return Param(name, source, tuple(arr.shape), dtype_name(arr.dtype))
 
 
 def _buffer(name, like: Param) -> Param:
@@ -208,5 +208,5 @@ def write_module(plan_: KernelPlan, folder: Path, n: int) -> Path:
 
 
 def zeros_for(p: Param) -> np.ndarray:
-    from oracle.dtypes import dtype_from_name
+    """An output buffer (and a golden: the interpreter only dumps what has one; its values are unused)."""
     return np.zeros(p.shape, dtype=dtype_from_name(p.dtype))

@@ -71,3 +71,4 @@ def apply(installed: str | None = None) -> None:
     BuildOnlineManager.build_and_load_calculator = build_and_load_calculator
     entry.JitCallableWrapper._setup_verify_data = staticmethod(setup_verify_data)
     _applied.append(True)
+

@@ -22,9 +22,13 @@ ENV_DIRS = {
 }
 
 
+PREFIX = "tc-pypto-"
+
+
 class Workspace:
-    def __init__(self, prefix: str = "tc-pypto-"):
-        self.root = Path(tempfile.mkdtemp(prefix=prefix))
+    def __init__(self):
+        remove_orphans()
+        self.root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.dump_dir = self.root / "verify"          # pass_verify_save_tensor_dir
         self.kernel_dir = self.root / "kernels"       # generated kernel sources (inspect reads them)
         self._saved_env = {}
@@ -51,3 +55,21 @@ class Workspace:
                 else:
                     os.environ[var] = old
         atexit.unregister(self.remove)
+
+
+def remove_orphans() -> None:
+    """Remove the folders of workers that died without running atexit (a timed-out worker is SIGKILLed)."""
+    for d in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        pid = d.name[len(PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -6,10 +6,11 @@ well under its size limit and every adapter gets through it in CI.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
+import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 from oracle.case import Case
 from oracle.dtypes import BFLOAT16, dtype_from_name, is_float
@@ -41,6 +42,7 @@ def int_elements(name: str, extremes: bool = True) -> st.SearchStrategy:
     return st.one_of(small, st.sampled_from((lo, hi))) if extremes else small
 
 
+@lru_cache(maxsize=None)
 def elements(name: str, specials: bool = True) -> st.SearchStrategy:
     if name == "bool":
         return st.booleans()
@@ -49,31 +51,75 @@ def elements(name: str, specials: bool = True) -> st.SearchStrategy:
     return int_elements(name, extremes=specials)
 
 
-@st.composite
-def arrays(draw, name: str, shape, specials: bool = True) -> np.ndarray:
-    """An array of dtype `name` (bfloat16 included) and the given shape, in O(1) Hypothesis draws.
+# One legacy-seeded generator reused: constructing a RandomState draws OS entropy first, which costs more
+# than the whole layout.  Strategies run one example at a time, so sharing it is safe.
+_RNG = np.random.RandomState(0)
+_FLOAT_NAMES = frozenset(("float16", "bfloat16", "float32", "float64"))
 
-    A few values come from Hypothesis (they shrink to 0) and a seed lays them
-    out with the legacy NumPy RNG, whose streams NumPy keeps stable across
-    releases, so a derandomized corpus rebuilds byte for byte.  Half the
-    arrays hold mostly distinct values, so a misplaced element shows.
+
+@lru_cache(maxsize=None)
+def candidates(name: str, specials: bool = True) -> tuple:
+    """The values an array's pool draws from, simplest first (Hypothesis shrinks towards 0)."""
+    if name == "bool":
+        return (False, True)
+    if name in _INT_RANGE:
+        lo, hi = _INT_RANGE[name]
+        small = (0, 1, -1, 2, -2, 3, 7, -8, 5, 100)
+        edges = (lo, hi, lo + 1, hi - 1) if specials else ()
+        return tuple(dict.fromkeys(v for v in small + edges if lo <= v <= hi))
+    info = ml_dtypes.finfo(BFLOAT16 if name == "bfloat16" else np.dtype(name))
+    small = (0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.25, -8.0, 1.0 / 3.0, 100.0)
+    edges = (float(info.max), float(-info.max), float(info.smallest_subnormal), float(info.eps)) + SPECIAL_FLOATS
+    return small + (edges if specials else ())
+
+
+def arrays(name: str, shape, specials: bool = True) -> st.SearchStrategy:
+    """An array of dtype `name` (bfloat16 included) and the given shape, in O(1) Hypothesis draws."""
+    return _arrays(name, tuple(int(s) for s in shape), specials)
+
+
+@lru_cache(maxsize=4096)        # building and validating a strategy per draw costs more than the draw
+def _arrays(name: str, shape: tuple, specials: bool) -> st.SearchStrategy:
+    return _ArrayStrategy(name, shape, specials)
+
+
+class _ArrayStrategy(st.SearchStrategy):
+    """An array of dtype `name` (bfloat16 included) and the given shape, from three integer choices.
+
+    Two choices pick a pool of two values (they shrink to the simplest
+    candidates, 0 first) and one seeds the layout with the legacy NumPy RNG,
+    whose streams NumPy keeps stable across releases, so a derandomized corpus
+    rebuilds byte for byte.  Half the layouts hold mostly distinct values, so a
+    misplaced element shows.  The choices are drawn raw, not through nested
+    strategies: generation, not the check, is what an exploration example
+    mostly costs.
     """
-    shape = tuple(shape)
-    dt = dtype_from_name(name)
-    n = math.prod(shape)
-    if n == 0:
-        return np.zeros(shape, dtype=dt)
-    pool = draw(st.lists(elements(name, specials), min_size=1, max_size=4))
-    distinct = draw(st.booleans())
-    rng = np.random.RandomState(draw(st.integers(0, 2**32 - 1)))
+
+    def __init__(self, name, shape, specials):
+        super().__init__()
+        self.name, self.shape, self.specials = name, shape, specials
+        self.dtype = dtype_from_name(name)
+        self.n = math.prod(shape)
+        self.values = candidates(name, specials)
+
+    def do_draw(self, data):
+        if self.n == 0:
+            return np.zeros(self.shape, dtype=self.dtype)
+        last = len(self.values) - 1
+        pool = (self.values[data.draw_integer(0, last)], self.values[data.draw_integer(0, last)])
+        return _layout(self.name, self.dtype, self.shape, self.n, pool, data.draw_integer(0, 2**33 - 1))
+
+
+def _layout(name, dt, shape, n, pool, code) -> np.ndarray:
+    _RNG.seed(code >> 1)                    # low bit: distinct layout or not; the rest seeds the layout
     as_f64 = np.asarray(pool, dtype=np.float64 if name != "int64" else np.int64)
-    if not distinct or name == "bool":
-        flat = as_f64[rng.randint(0, len(pool), size=n)]
+    if not code & 1 or name == "bool":
+        flat = as_f64[_RNG.randint(0, len(pool), size=n)]
     else:
-        step = 0.5 if _floatish(np.zeros(0, dt)) else 1
-        flat = ((rng.permutation(n) - n // 2) * step).astype(as_f64.dtype)
-        spots = rng.randint(0, n, size=rng.randint(0, min(n, len(pool)) + 1))
-        flat[spots] = as_f64[rng.randint(0, len(pool), size=len(spots))]
+        step = 0.5 if name in _FLOAT_NAMES else 1
+        flat = ((_RNG.permutation(n) - n // 2) * step).astype(as_f64.dtype)
+        spots = _RNG.randint(0, n, size=_RNG.randint(0, min(n, len(pool)) + 1))
+        flat[spots] = as_f64[_RNG.randint(0, len(pool), size=len(spots))]
     if name == "bool":
         return flat.astype(bool).reshape(shape)
     if name in _INT_RANGE and name != "int64":
@@ -81,8 +127,21 @@ def arrays(draw, name: str, shape, specials: bool = True) -> np.ndarray:
     return flat.astype(dt).reshape(shape)
 
 
+@lru_cache(maxsize=None)
 def shapes(min_dims: int = 1, max_dims: int = 4, min_side: int = 1, max_side: int = MAX_SIDE):
-    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
+    return _ShapeStrategy(min_dims, max_dims, min_side, max_side)
+
+
+class _ShapeStrategy(st.SearchStrategy):
+    """Like hypothesis.extra.numpy.array_shapes, drawn raw (see _ArrayStrategy); shrinks to the fewest, smallest dims."""
+
+    def __init__(self, min_dims, max_dims, min_side, max_side):
+        super().__init__()
+        self.dims, self.sides = (min_dims, max_dims), (min_side, max_side)
+
+    def do_draw(self, data):
+        rank = data.draw_integer(*self.dims)
+        return tuple(data.draw_integer(*self.sides) for _ in range(rank))
 
 
 def shape_at_most(shape, min_side: int = 1) -> st.SearchStrategy:

@@ -28,7 +28,7 @@ class VendorClipAdapter(Adapter):
         return True, ""
 
     def native_api(self, op, case=None) -> str:
-        return "vendor_clip.clip"
+        return "vendor_clip.clip" if op in self.ops else ""
 
     def run(self, case) -> Outcome:
         if case.op not in self.ops:

@@ -1,0 +1,180 @@
+"""Real candidates that misbehave beyond crashing and hanging (issue 7), loaded by workers as `misbehaving_adapters:Class`.
+
+Each is an honest clip implementation (bad_adapters.GoodClip: CL-FORMULA) that
+also does one thing a real framework does to its process: floods the output
+streams, leaks memory, changes the working directory or NumPy's global state,
+leaves processes behind (in its group, or escaped into a session of its own),
+ignores SIGTERM, writes onto the protocol pipes.  The case label selects the
+misbehaviour, so one corpus gives each candidate a bad case and a good one.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+
+from adapters.oracle_adapter import OracleAdapter
+
+from bad_adapters import GoodClip, clip_case, clip_formula  # noqa: F401 - clip_case re-exported for tests
+
+FLOOD_BYTES = 8 << 20          # per stream: megabytes, far over the 64 KiB the pool keeps per case
+PID_DIR_ENV = "CONFORM_TEST_PID_DIR"   # where candidates that leave processes behind record their pids
+
+
+def _record_pid(pid: int, what: str) -> None:
+    d = os.environ.get(PID_DIR_ENV)
+    if d:
+        with open(os.path.join(d, f"{what}-{pid}"), "w") as f:
+            f.write(str(pid))
+
+
+class Flooder(GoodClip):
+    """Writes megabytes through every path a framework logs by: Python streams, fd 1/2, C stdio."""
+    name = "flooder"
+
+    def run(self, case):
+        if "flood" in case.label:
+            line = b"W" * 1023 + b"\n"
+            for _ in range(FLOOD_BYTES // len(line)):
+                os.write(1, line)
+                sys.stderr.write("E" * 1023 + "\n")
+            libc = ctypes.CDLL(None)
+            for _ in range(1024):
+                libc.printf(b"%s\n", b"C" * 1000)     # buffered by C stdio, never flushed by Python
+            os.write(2, b"[ERROR] flood: the reason is at the end\n")
+        if "endless" in case.label:
+            line = b"F" * 4095 + b"\n"
+            while True:                                # until the per-case timeout or the flood cap
+                os.write(1, line)
+        return super().run(case)
+
+
+class Leaker(GoodClip):
+    """Leaks memory: in one case until the allocation fails, or a little in every case, kept forever."""
+    name = "leaker"
+    _kept: list = []
+
+    def run(self, case):
+        if "leak-all" in case.label:
+            hoard = []
+            while True:
+                hoard.append(np.ones(32 << 20, np.uint8))     # touched: resident, not just reserved
+        if "leak-c" in case.label:
+            libc = ctypes.CDLL(None)
+            libc.malloc.restype = ctypes.c_void_p
+            while True:
+                p = libc.malloc(64 << 20)
+                if not p:       # malloc failed under the limit: a C library would now crash or report
+                    raise MemoryError("malloc returned NULL")
+                ctypes.memset(p, 1, 64 << 20)
+        if "leak-some" in case.label:
+            type(self)._kept.append(np.ones(200 << 20, np.uint8))
+        return super().run(case)
+
+
+class GlobalState(GoodClip):
+    """Changes process-wide state and leaves it changed: cwd, NumPy errors, print options, RNG, env, umask."""
+    name = "globalstate"
+
+    def run(self, case):
+        if "mess" in case.label:
+            os.chdir("/")
+            np.seterr(all="raise")
+            np.set_printoptions(precision=1, threshold=3)
+            np.random.seed(12345)
+            os.environ["CONFORM_CANDIDATE_WAS_HERE"] = "1"
+            os.umask(0o077)
+            return super().run(case)
+        # The next case reports what it finds, so the test sees whether the worker cleaned up.
+        out = super().run(case)
+        with np.errstate():
+            seen = {"cwd": os.getcwd(), "err": np.geterr()["over"], "precision": np.get_printoptions()["precision"]}
+        if "overflow" in case.label:
+            np.float32(3e38) * np.float32(10)            # raises only if seterr(all="raise") leaked
+        sys.stderr.write(f"[state] {seen}\n")
+        return out
+
+
+class Forker(GoodClip):
+    """Leaves children behind: one in its own process group, one double-forked into a new session."""
+    name = "forker"
+
+    def run(self, case):
+        if "fork-group" in case.label:
+            pid = os.fork()
+            if pid == 0:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    time.sleep(1)
+            _record_pid(pid, "group")
+        if "fork-session" in case.label:
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()                     # out of the worker's session and process group
+                grandchild = os.fork()
+                if grandchild == 0:
+                    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                    while True:
+                        time.sleep(1)
+                os.write(w, str(grandchild).encode())
+                os._exit(0)
+            os.close(w)
+            os.waitpid(pid, 0)
+            _record_pid(int(os.read(r, 32)), "session")
+            os.close(r)
+        if "thread" in case.label:
+            # A framework's background thread that keeps printing after run() returned.
+            def chatter():
+                while True:
+                    os.write(2, b"[bg] still here\n")
+                    time.sleep(0.001)
+            threading.Thread(target=chatter, daemon=True).start()
+        return super().run(case)
+
+
+class Stubborn(GoodClip):
+    """Ignores SIGTERM and SIGINT and hangs: only SIGKILL stops it."""
+    name = "stubborn"
+
+    def run(self, case):
+        if "hang" in case.label:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            while True:
+                time.sleep(0.05)
+        return super().run(case)
+
+
+class PipeWriter(GoodClip):
+    """Writes garbage onto every inherited descriptor it can find, the protocol pipes included."""
+    name = "pipewriter"
+
+    def run(self, case):
+        if "garbage" in case.label:
+            for fd in range(3, 64):
+                try:
+                    os.write(fd, b"\xff\xff\xff\xffnot a message")
+                except OSError:
+                    pass
+        if "close" in case.label:
+            for fd in range(3, 64):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        return super().run(case)
+
+
+class SlowOracle(OracleAdapter):
+    """The oracle, a few milliseconds per case, so a test can kill a run of a few hundred cases partway."""
+    name = "slow-oracle"
+
+    def run(self, case):
+        time.sleep(0.004)
+        return super().run(case)

@@ -1,0 +1,197 @@
+"""The strategies reach every sem/err/uns clause, make only well-formed cases, and those survive JSON.
+
+Cases come from a derandomized draw of every family (the same draw on every
+run), so a failure here names a case that can be rebuilt exactly.
+"""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import oracle
+from oracle.case import OPS, Case, decode_key
+from oracle.clauses import CLAUSES
+from oracle.dtypes import ALL
+from suites.corpus import draw_examples
+from suites.error_cases import error_cases
+from suites.strategies import all_cases, cases, families
+
+PER_FAMILY = 8
+# A Case has no device (docs/CASES.md) and the machines have one: nothing can put a source elsewhere.
+UNREACHABLE = {"ST-E-DEVICE"}
+REQUIRED = sorted(c.id for c in CLAUSES.values()
+                  if c.kind in ("sem", "err", "uns") and not c.added and c.id not in UNREACHABLE)
+ERR = sorted(c.id for c in CLAUSES.values() if c.kind == "err" and c.id not in UNREACHABLE)
+
+INPUTS = {"setitem": ({"target"}, {"value", "indices", "b", "mask"}),
+          "clip": ({"x"}, {"min", "max"}),
+          "scatter": ({"input", "index"}, {"src"}),
+          "scatter_nd_add": ({"x", "indices", "updates"}, set()),
+          "set_": ({"target"}, {"source"})}
+PARAMS = {"setitem": ({"key"}, {"value"}),
+          "clip": (set(), {"min", "max"}),
+          "scatter": ({"dim", "inplace"}, {"value"}),
+          "scatter_nd_add": (set(), {"use_locking"}),
+          "set_": ({"source_kind"}, {"source_view", "storage_offset", "size", "stride", "probe"})}
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """(op, family, case) for PER_FAMILY derandomized draws of every family."""
+    return [(op, name, case) for op in OPS for name, strat in families(op).items()
+            for case in draw_examples(strat, PER_FAMILY)]
+
+
+@pytest.fixture(scope="module")
+def oracle_answers(drawn):
+    """(answered, crashed): (op, family, case, Expectation) per case, and (case, exception) where the oracle broke."""
+    answered, crashed = [], []
+    for op, name, case in drawn:
+        try:
+            answered.append((op, name, case, oracle.expect(case)))
+        except Exception as e:          # reported by test_oracle_answers_every_case, not hidden
+            crashed.append((case, e))
+    return answered, crashed
+
+
+@pytest.fixture(scope="module")
+def answered(oracle_answers):
+    return oracle_answers[0]
+
+
+def test_every_family_draws_cases(drawn):
+    got = {(op, name) for op, name, _ in drawn}
+    want = {(op, name) for op in OPS for name in families(op)}
+    assert got == want, f"families that drew nothing: {sorted(want - got)}"
+
+
+@pytest.mark.parametrize("clause", REQUIRED)
+def test_clause_is_reached(answered, clause):
+    """Tagged by the strategy AND cited by the oracle's answer: a tag alone could be wishful."""
+    tagged = [c for _, _, c, _ in answered if clause in c.clauses]
+    assert tagged, f"actual: no strategy case is tagged {clause}; expected: at least one"
+    cited = [c for _, _, c, e in answered if clause in e.clauses or e.error_clause == clause]
+    assert cited, (f"actual: {len(tagged)} cases tagged {clause} (e.g. {tagged[0].label!r}) but the oracle "
+                   f"cites it for none; expected: the oracle's answer to one of them cites {clause}")
+
+
+@pytest.mark.parametrize("clause", [c for c in ERR])
+def test_error_clause_decides_some_case(answered, clause):
+    """Each documented error is the deciding rule for at least one generated case."""
+    hits = [c for _, _, c, e in answered if e.kind == "error" and e.error_clause == clause]
+    if clause == "SNA-CONVERT":
+        # SNA-DTYPE's TypeError covers every dtype difference first (SNA-GAP-CONVERT): check it is reached
+        hits = [c for _, _, c, e in answered if clause in e.clauses and e.kind == "error"]
+    assert hits, f"actual: no generated case fails with {clause}; expected: at least one"
+
+
+def test_tags_belong_to_the_op(drawn):
+    prefix = {"setitem": "SI-", "clip": "CL-", "scatter": "SC-", "scatter_nd_add": "SNA-", "set_": "ST-"}
+    for op, name, case in drawn:
+        # the scatter form of setitem cites scatter's rule too (SI-SCATTER: it *is* pypto.scatter)
+        own = [c for c in case.clauses if not (c.startswith(prefix[op]) or (op, c) == ("setitem", "SC-RULE"))]
+        assert not own, f"{op}.{name} {case.label!r}: clauses of another op {own}"
+        unknown = [c for c in case.clauses if c not in CLAUSES]
+        assert not unknown, f"{op}.{name} {case.label!r}: clauses not in the registry {unknown}"
+
+
+def test_cases_are_well_formed(drawn):
+    for op, name, case in drawn:
+        where = f"{op}.{name} {case.label!r} ({case.id})"
+        assert case.op == op and case.origin == "generated" and case.label, where
+        assert 0 < len(case.label) <= 200, where
+        need, may = INPUTS[op]
+        assert need <= set(case.inputs) <= need | may, f"{where}: inputs {sorted(case.inputs)}"
+        need, may = PARAMS[op]
+        assert need <= set(case.params) <= need | may, f"{where}: params {sorted(case.params)}"
+        for k, a in case.inputs.items():
+            assert str(a.dtype) in ALL, f"{where}: input {k} dtype {a.dtype}"
+            assert a.size <= 4096, f"{where}: input {k} has {a.size} elements; keep cases small"
+        _well_formed_params(op, case, where)
+
+
+def _well_formed_params(op, case, where):
+    p = case.params
+    if op == "setitem":
+        decode_key(p["key"], case.inputs)       # raises on a malformed key
+        assert ("value" in case.inputs) != ("value" in p), f"{where}: exactly one of tensor/scalar value"
+    elif op == "clip":
+        for name in ("min", "max"):
+            if name in p:
+                kind = p[name]["kind"]
+                assert kind in ("tensor", "int", "float", "element"), where
+                assert (kind == "tensor") == (name in case.inputs), f"{where}: {name} tensor ref"
+                if kind == "element":
+                    assert p[name]["dtype"] in ALL, where
+    elif op == "scatter":
+        assert isinstance(p["dim"], int) and isinstance(p["inplace"], bool), where
+        assert ("src" in case.inputs) != ("value" in p), f"{where}: exactly one of src/value"
+    elif op == "set_":
+        assert p["source_kind"] in ("none", "storage", "tensor"), where
+        assert ("source" in case.inputs) == (p["source_kind"] != "none"), where
+        if "source" in case.inputs:
+            assert case.inputs["source"].ndim == 1, f"{where}: the source is a 1-D storage"
+
+
+def test_oracle_answers_every_case(oracle_answers):
+    answered, crashed = oracle_answers
+    assert not crashed, "actual: the oracle raised on %d generated cases, e.g.\n%s\nexpected: an Expectation" % (
+        len(crashed), "\n".join(f"  {c.label!r} ({c.id}): {type(e).__name__}: {str(e)[:160]}"
+                                for c, e in crashed[:5]))
+    kinds = {e.kind for *_, e in answered}
+    assert kinds == {"value", "error", "unspecified"}, kinds
+
+
+def _same(a, b):
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    return type(a) is type(b) and a == b
+
+
+def test_cases_round_trip_through_json(drawn):
+    for op, name, case in drawn:
+        back = Case.from_json(json.loads(json.dumps(case.to_json())))
+        where = f"{op}.{name} {case.label!r}"
+        assert back.id == case.id and back.clauses == case.clauses and back.label == case.label, where
+        assert back.inputs.keys() == case.inputs.keys(), where
+        for k, a in case.inputs.items():
+            b = back.inputs[k]
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), f"{where}: {k}"
+        assert _same(dict(case.params), dict(back.params)), f"{where}: params {case.params} != {back.params}"
+
+
+def test_specials_survive_in_generated_arrays(drawn):
+    """NaN, infinities and -0.0 do reach the data (and so the round trip above covers them)."""
+    flat = np.concatenate([a.astype(np.float64).ravel() for _, _, c in drawn for a in c.inputs.values()
+                           if a.dtype.kind == "f" or str(a.dtype) == "bfloat16"])
+    assert np.isnan(flat).any() and np.isposinf(flat).any() and np.isneginf(flat).any()
+    assert ((flat == 0) & np.signbit(flat)).any()
+
+
+def test_cases_strategy_covers_each_op():
+    for op in OPS:
+        example = draw_examples(cases(op), 3)
+        assert example and all(c.op == op for c in example)
+    assert {c.op for c in draw_examples(all_cases(), 40)} == set(OPS)
+
+
+# ---- error cases --------------------------------------------------------------------------
+
+def test_error_cases_cover_every_err_clause():
+    covered = {e.clause for e in error_cases()} | {c for e in error_cases() for c in e.case.clauses}
+    missing = sorted(set(ERR) - covered)
+    assert not missing, f"actual: no error case for {missing}; expected: one per err clause"
+
+
+@pytest.mark.parametrize("ec", error_cases(), ids=lambda e: e.case.label)
+def test_error_case_matches_the_oracle(ec):
+    assert ec.case.origin == "error-case" and ec.clause in ec.case.clauses
+    exp = oracle.expect(ec.case)
+    assert (exp.kind, exp.error_clause, exp.error_class) == ("error", ec.clause, ec.exception), (
+        f"actual: oracle says {exp.kind} {exp.error_clause} {exp.error_class} ({exp.message}); "
+        f"expected: error {ec.clause} {ec.exception}; case {ec.case.label!r}")
