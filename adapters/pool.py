@@ -98,7 +98,11 @@ class WorkerHandle:
         self._ready = deque()             # outcomes read early (while waiting for a repro), in order
         self._last_reply = 0.0
         self._cwd = tempfile.mkdtemp(prefix="conform-worker-")
-        hello = self._start()
+        try:
+            hello = self._start()
+        except BaseException:
+            shutil.rmtree(self._cwd, ignore_errors=True)
+            raise
         self.name = hello["name"]
         self.version = hello["version"]
         self.available, self.reason = hello["available"], hello["reason"]
@@ -193,18 +197,21 @@ class WorkerHandle:
         """The next message, or None if the worker died; raises TimeoutError if none came in time."""
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
+            # Poll even when the time is up: a reply may have arrived while another worker was awaited.
+            left = max(0.0, deadline - time.monotonic())
             try:
                 ready, _, _ = select.select([self._rfd], [], [], left)
             except InterruptedError:
                 continue
             if ready:
                 break
+            if left <= 0:
+                raise TimeoutError
         try:
             head, arrays = wire.recv(self._rfd)
-        except wire.WireError:
+        except wire.WireError as e:
+            # Not an end of file: a live worker wrote something that is no message (the candidate wrote on the pipe).
+            self._garbled = "" if isinstance(e, (wire.PeerClosed, wire.Truncated)) else str(e)
             return None
         head["_arrays"] = arrays
         return head
@@ -297,6 +304,11 @@ class WorkerHandle:
 
     def _crashed(self) -> Outcome:
         stderr = self._stderr()     # what the crashing case wrote (the worker truncates after each case)
+        garbled, self._garbled = getattr(self, "_garbled", ""), ""
+        if garbled and self.proc is not None and not _exited(self.proc.pid, 0.2):
+            self._stop()            # alive: the harness kills it, which is no signal of the candidate's
+            return Outcome(CRASHED, signal=None, stderr=stderr,
+                           message=f"the worker broke the protocol ({garbled[:200]}); worker killed")
         if self.proc is not None:
             _exited(self.proc.pid, 5.0)     # EOF came first; let the exit status arrive
         rc = self._stop()

@@ -37,6 +37,10 @@ class PeerClosed(WireError):
     """The peer closed the pipe cleanly between messages (EOF at a message boundary)."""
 
 
+class Truncated(WireError):
+    """The pipe closed in the middle of a message (the peer died while sending)."""
+
+
 def encode(header: dict, arrays=None) -> bytes:
     """One message as bytes: header dict plus a name -> ndarray mapping."""
     metas, blobs = [], []
@@ -102,7 +106,7 @@ def _read_exact(fd: int, n: int, at_boundary: bool = False) -> bytes:
         if not b:
             if at_boundary and got == 0:
                 raise PeerClosed("peer closed the pipe")
-            raise WireError(f"pipe closed after {got} of {n} bytes")
+            raise Truncated(f"pipe closed after {got} of {n} bytes")
         chunks.append(b)
         got += len(b)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

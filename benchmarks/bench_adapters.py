@@ -119,7 +119,8 @@ def main(argv=None) -> int:
               f"{pct['judge']:>6.1f}% {pct['round_trip'] + pct['judge']:>7.1f}%  "
               f"{r['lost_cases']} cases, {r['lost']:.1f} s with restarts")
         n = r["cases"] - r["lost_cases"]
-        print(f"{'':<20} per case, microseconds: " + ", ".join(f"{k} {1e6 * r[k] / n:.0f}" for k in keys))
+        print(f"{'':<20} {n / (r['total'] - r['lost']):.0f} cases/s without them; per case, microseconds: "
+              + ", ".join(f"{k} {1e6 * r[k] / n:.0f}" for k in keys))
     return 0
 
 

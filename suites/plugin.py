@@ -13,10 +13,15 @@ import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 PROFILES = ("dev", "ci", "certify", "thorough")
-_DB = os.path.join(tempfile.gettempdir(), "tensor-conformance-hypothesis")
+_HOME = os.path.join(tempfile.gettempdir(), "tensor-conformance-hypothesis")
+_DB = os.path.join(_HOME, "examples")
+# Hypothesis keeps caches (constants, unicode data) under its home, by default ./.hypothesis in the
+# working tree; generated files stay out of the tree.
+set_hypothesis_home_dir(_HOME)
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 settings.register_profile("dev", max_examples=25, deadline=None, database=DirectoryBasedExampleDatabase(_DB),

@@ -213,3 +213,13 @@ def test_missing_build_tools_make_the_calculator_unavailable(tmp_path, monkeypat
 def importlib_missing(name):
     import importlib.util
     return importlib.util.find_spec(name) is None
+
+
+@needs_pypto
+def test_a_0d_tensor_is_not_observable_on_the_cpu_and_says_so(adapter):
+    # pypto's verify plumbing (set_verify_golden_data, _pto_to_tensor_data) cannot carry a 0-d tensor,
+    # so the interpreter never sees the kernel: that is no verdict on pypto's setitem.
+    case = Case("setitem", {"target": np.zeros((), F32), "value": np.ones((), F32)}, {"key": "..."})
+    out = adapter.run(case)
+    assert out.kind == NOT_APPLICABLE and "not observable on the CPU interpreter" in out.message, (
+        f"actual: {out.kind} {out.exc_type} {out.message}\nexpected: not_applicable naming the interpreter")

@@ -270,3 +270,12 @@ def test_missing_package_is_reported_unavailable_with_the_reason():
 def test_available_and_version():
     assert TorchAdapter().available() == (True, "")
     assert TorchAdapter().version().startswith("2.13.0")
+
+
+def test_set_negative_size_is_reported_as_returned_not_as_an_adapter_error(adapter):
+    # torch accepts size [-2, 0] (ST-E-NEGSIZE expects RuntimeError); no array can hold the
+    # result, so the adapter reports the call as returned, with why nothing was read back.
+    case = Case("set_", {"target": np.zeros(1, np.int8), "source": np.arange(3, dtype=np.int8)},
+                {"source_kind": "tensor", "storage_offset": 1, "size": [-2, 0], "stride": [1, 1], "probe": 7})
+    out = adapter.run(case)
+    assert out.kind == RETURNED and not out.arrays and "negative entry" in out.message, out

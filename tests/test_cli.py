@@ -89,6 +89,9 @@ def test_every_bad_candidate_gets_its_verdict_and_every_case_is_recorded(tmp_pat
     got = {(x["adapter"], x["case"]["label"]): x for x in recs}
     assert got["segfault", "crash"]["verdict"] == "crash" and "SIGSEGV" in got["segfault", "crash"]["outcome"]
     assert got["hang", "hang"]["verdict"] == "timeout"
+    # the others answered at once; waiting on the hung worker must not make their replies late
+    assert [a for (a, label), x in got.items() if x["verdict"] == "timeout"] == ["hang"]
+    assert [a for (a, label), x in got.items() if x["verdict"] == "crash"] == ["segfault"]
     for label in ("base", "unprintable", "exit"):
         assert got["odd", label]["verdict"] == "unexpected-error"
     for label in ("shape", "dtype", "value", "missing"):

@@ -170,5 +170,8 @@ def test_a_hang_that_ignores_sigterm_is_a_timeout(run_candidate):
 def test_a_candidate_that_writes_on_or_closes_the_protocol_pipes_is_a_crash(run_candidate, label):
     got, took, _ = run_candidate("PipeWriter", [label, "ok"], case_timeout=20)
     assert got[label]["verdict"] == "crash", got[label]["outcome"]
+    # The harness killed the garbling worker itself: no signal may be blamed on the candidate.
+    why = {"garbage": "broke the protocol", "close": "exited with status 1"}[label]
+    assert why in got[label]["outcome"] and "SIGKILL" not in got[label]["outcome"], got[label]["outcome"]
     assert got["ok"]["verdict"] == "pass"
-    assert took < 15
+    assert took < 10

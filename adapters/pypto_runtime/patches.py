@@ -44,6 +44,11 @@ class UnverifiedVersion(RuntimeError):
     pass
 
 
+class Unobservable(RuntimeError):
+    """The interpreter cannot be handed these tensors (pypto's verify plumbing rejects them, e.g. 0-d),
+    so the call cannot be observed on the CPU: not a verdict on the kernel itself."""
+
+
 def apply(installed: str | None = None) -> None:
     """Patch pypto (idempotent).  Raises UnverifiedVersion on a pypto the patches were not verified on
     (`installed`: the version to check, default the installed one)."""
@@ -66,7 +71,11 @@ def apply(installed: str | None = None) -> None:
     def setup_verify_data(pto_tensors):
         if pypto.get_verify_options().get("enable_pass_verify"):
             BuildOnlineManager().build_and_load_calculator()
-            pypto_impl.SetVerifyData(_pto_to_tensor_data(pto_tensors), [], _pto_verify_datas.get_data())
+            try:
+                datas = _pto_to_tensor_data(pto_tensors)
+            except Exception as e:          # a 0-d tensor has no ori_shape here
+                raise Unobservable(f"pypto's interpreter cannot take these inputs: {type(e).__name__}: {e}") from e
+            pypto_impl.SetVerifyData(datas, [], _pto_verify_datas.get_data())
 
     BuildOnlineManager.build_and_load_calculator = build_and_load_calculator
     entry.JitCallableWrapper._setup_verify_data = staticmethod(setup_verify_data)

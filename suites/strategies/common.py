@@ -176,7 +176,6 @@ def weighted_dtypes(common: tuple, rare: tuple, common_weight: int = 3) -> st.Se
     return st.sampled_from(tuple(d for d in common for _ in range(common_weight)) + tuple(rare))
 
 
-@st.composite
 def unique_along(draw, shape, dim: int, size: int, dtype: str = "int64"):
     """Index values in [0, size) that never repeat along `dim` (needs shape[dim] <= size)."""
     moved = tuple(s for i, s in enumerate(shape) if i != dim) + (shape[dim],)

@@ -35,7 +35,6 @@ def _value(draw, dt):
     return draw(st.sampled_from((1.23, 7.0, -2.0))) if dt != "bool" else 1.0
 
 
-@st.composite
 def _geometry(draw, min_rank=1, max_rank=4):
     """(self shape, dim as passed, axis, index shape with index.size(d) <= self.size(d) everywhere)."""
     shape = draw(shapes(min_rank, max_rank, max_side=4))
@@ -53,8 +52,8 @@ def _src_shape(draw, ishape):
 @st.composite
 def rule(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    shape, dim, axis, ishape = _geometry(draw)
+    index = unique_along(draw, ishape, axis, shape[axis])
     src = draw(arrays(dt, _src_shape(draw, ishape)))
     note = "index smaller than src" if src.shape != ishape else ""
     return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), note, src=src)
@@ -63,8 +62,8 @@ def rule(draw):
 @st.composite
 def value_form(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    shape, dim, axis, ishape = _geometry(draw)
+    index = unique_along(draw, ishape, axis, shape[axis])
     return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-VALUE",), "",
                  value=_value(draw, dt))
 
@@ -82,7 +81,7 @@ def zero_d(draw):
 @st.composite
 def empty(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
+    shape, dim, axis, ishape = _geometry(draw)
     ishape = tuple(0 if j == draw(st.integers(0, len(ishape) - 1)) else s for j, s in enumerate(ishape))
     if 0 not in ishape:
         ishape = (0,) + ishape[1:]
@@ -95,7 +94,7 @@ def empty(draw):
 def duplicates(draw):
     """SC-DUP: repeated targets along dim; any colliding src value is admissible."""
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
+    shape, dim, axis, ishape = _geometry(draw)
     ishape = tuple(s + 1 if j == axis else s for j, s in enumerate(ishape))
     flat = draw(arrays("int64", ishape, specials=False).map(lambda a: np.abs(a) % shape[axis]))
     index = np.array(flat)
@@ -110,8 +109,8 @@ def duplicates(draw):
 @st.composite
 def out_of_range(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
-    index = np.array(draw(unique_along(ishape, axis, shape[axis])))
+    shape, dim, axis, ishape = _geometry(draw)
+    index = np.array(unique_along(draw, ishape, axis, shape[axis]))
     n = shape[axis]
     bad = draw(st.sampled_from((n, n + 1, -1, -n - 1) + BAD_INDEX))
     index.flat[draw(st.integers(0, index.size - 1))] = bad
@@ -126,8 +125,8 @@ def out_of_range(draw):
 @st.composite
 def ndim_mismatch(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry(min_rank=2, max_rank=3))
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    shape, dim, axis, ishape = _geometry(draw, min_rank=2, max_rank=3)
+    index = unique_along(draw, ishape, axis, shape[axis])
     src = draw(arrays(dt, _src_shape(draw, ishape)))
     which = draw(st.sampled_from(("index+1", "index-1", "src+1", "src-1")))
     if which == "index+1":
@@ -145,8 +144,8 @@ def ndim_mismatch(draw):
 @st.composite
 def index_larger_than_src(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    shape, dim, axis, ishape = _geometry(draw)
+    index = unique_along(draw, ishape, axis, shape[axis])
     ax = draw(st.integers(0, len(ishape) - 1))
     sshape = tuple(s - 1 if j == ax else s + draw(st.integers(0, 1)) for j, s in enumerate(ishape))
     src = draw(arrays(dt, sshape))
@@ -157,10 +156,10 @@ def index_larger_than_src(draw):
 @st.composite
 def index_larger_than_self(draw):
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry(min_rank=2))
+    shape, dim, axis, ishape = _geometry(draw, min_rank=2)
     ax = draw(st.sampled_from([j for j in range(len(shape)) if j != axis]))
     ishape = tuple(shape[j] + draw(st.integers(1, 2)) if j == ax else s for j, s in enumerate(ishape))
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    index = unique_along(draw, ishape, axis, shape[axis])
     src = draw(arrays(dt, _src_shape(draw, ishape)))
     return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-SIZE-SELF",),
                  f"index.size({ax}) > self.size({ax})", src=src)
@@ -170,8 +169,8 @@ def index_larger_than_self(draw):
 def int32_index(draw):
     """The source names no index dtype; int64 is torch's, int32 is what other frameworks take."""
     dt = draw(DTYPES)
-    shape, dim, axis, ishape = draw(_geometry())
-    index = draw(unique_along(ishape, axis, shape[axis], "int32"))
+    shape, dim, axis, ishape = _geometry(draw)
+    index = unique_along(draw, ishape, axis, shape[axis], "int32")
     src = draw(arrays(dt, _src_shape(draw, ishape)))
     return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), "int32 index", src=src)
 
@@ -180,8 +179,8 @@ def int32_index(draw):
 def bad_dim(draw):
     """A dim outside [-ndim, ndim): not stated by the source (torch raises IndexError)."""
     dt = draw(DTYPES)
-    shape, _, axis, ishape = draw(_geometry())
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    shape, _, axis, ishape = _geometry(draw)
+    index = unique_along(draw, ishape, axis, shape[axis])
     dim = draw(st.sampled_from((len(shape), len(shape) + 1, -len(shape) - 1)))
     src = draw(arrays(dt, _src_shape(draw, ishape)))
     return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), "dim out of range", src=src)
@@ -192,8 +191,8 @@ def src_dtype(draw):
     """src of another dtype than self's: the source does not say (torch requires equal dtypes)."""
     dt = draw(DTYPES)
     other = draw(DTYPES.filter(lambda d: d != dt))
-    shape, dim, axis, ishape = draw(_geometry())
-    index = draw(unique_along(ishape, axis, shape[axis]))
+    shape, dim, axis, ishape = _geometry(draw)
+    index = unique_along(draw, ishape, axis, shape[axis])
     src = draw(arrays(other, _src_shape(draw, ishape)))
     return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), f"{other} src", src=src)
 

@@ -23,7 +23,6 @@ def _case(x, indices, updates, clauses, note, locking=None, lock_given=False):
     return make_case("scatter_nd_add", {"x": x, "indices": indices, "updates": updates}, params, clauses, label)
 
 
-@st.composite
 def _geometry(draw, min_rank=1):
     """(x shape, N, leading shape of indices) with at least one leading position."""
     xshape = draw(shapes(min_rank, 4, max_side=4))
@@ -49,7 +48,7 @@ def _updates_shape(xshape, n, lead):
 @st.composite
 def rule(draw, unique=True):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     if unique and math.prod(lead) > math.prod(xshape[:n]):
         lead = (math.prod(xshape[:n]),)
     idx = _rows(draw, xshape, n, lead, unique).astype(dtype_from_name(draw(IDX)))
@@ -63,7 +62,7 @@ def rule(draw, unique=True):
 @st.composite
 def duplicates(draw):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     lead = (max(2, lead[0]),) + tuple(lead[1:])
     idx = _rows(draw, xshape, n, lead, unique=False)
     flat = idx.reshape(-1, n)
@@ -90,7 +89,7 @@ def whole_x(draw):
 @st.composite
 def empty(draw):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     lead = (0,) + tuple(lead[1:])
     idx = np.zeros(tuple(lead) + (n,), dtype=dtype_from_name(draw(IDX)))
     return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))), VALID,
@@ -100,7 +99,7 @@ def empty(draw):
 @st.composite
 def index_dtype(draw):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     bad = draw(st.sampled_from(("float32", "int16", "int8", "uint8", "float64", "bool")))
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(bad))
     return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
@@ -117,7 +116,7 @@ LOSSY_PAIRS = (("int32", "float32"), ("int8", "int64"), ("float16", "float64"), 
 @st.composite
 def dtype_mismatch(draw, lossy=False):
     xdt, udt = draw(st.sampled_from(LOSSY_PAIRS if lossy else SAFE_PAIRS))
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
     upd = draw(arrays(udt, _updates_shape(xshape, n, lead), specials=False))
     clauses = VALID + ("SNA-DTYPE",) + (("SNA-CONVERT",) if lossy else ())
@@ -127,7 +126,7 @@ def dtype_mismatch(draw, lossy=False):
 @st.composite
 def locking(draw):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
     lock = draw(st.sampled_from((1, 0, "True", None, 1.0)))
     return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
@@ -137,7 +136,7 @@ def locking(draw):
 @st.composite
 def updates_shape(draw):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
     good = _updates_shape(xshape, n, lead)
     how = draw(st.sampled_from(("extra dim", "missing dim", "side +1", "side -1")))
@@ -156,7 +155,7 @@ def updates_shape(draw):
 @st.composite
 def out_of_range(draw):
     dt = draw(DTYPES)
-    xshape, n, lead = draw(_geometry())
+    xshape, n, lead = _geometry(draw)
     idt = draw(IDX)
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(idt))
     col = draw(st.integers(0, n - 1))

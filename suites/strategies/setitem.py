@@ -41,7 +41,6 @@ def _region(shape, key, inputs=None):
         return None
 
 
-@st.composite
 def _axis_slice(draw, size, open_ok=True, neg_ok=True):
     """(slice element, start, extent of the value along this axis, took extent from value, negative)."""
     start = draw(st.integers(0, size - 1))
@@ -84,7 +83,7 @@ def assemble(draw):
     k = draw(st.integers(1, len(shape)))
     elems, extents, took, neg = [], [], False, False
     for size in shape[:k]:
-        e, extent, t, n = draw(_axis_slice(size))
+        e, extent, t, n = _axis_slice(draw, size)
         elems.append(e), extents.append(extent)
         took, neg = took or t, neg or n
     key = elems[0] if k == 1 and draw(st.booleans()) else tup(*elems)
@@ -94,7 +93,6 @@ def assemble(draw):
     return _case(draw(arrays(dt, shape)), key, clauses, what, value=draw(arrays(dt, vshape)))
 
 
-@st.composite
 def _mixed_key(draw, shape):
     """A key with at least one int and one slice over every axis; returns (key, region, negative)."""
     kinds = draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape))
@@ -106,7 +104,7 @@ def _mixed_key(draw, shape):
             elems.append(i)
             neg = neg or i < 0
         else:
-            e, extent, _, n = draw(_axis_slice(size, open_ok=False))
+            e, extent, _, n = _axis_slice(draw, size, open_ok=False)
             elems.append(e), region.append(extent)
             neg = neg or n
     return tup(*elems), tuple(region), neg
@@ -116,7 +114,7 @@ def _mixed_key(draw, shape):
 def mixed(draw):
     dt = draw(DTYPES)
     shape = draw(shapes(2, 4))
-    key, region, neg = draw(_mixed_key(shape))
+    key, region, neg = _mixed_key(draw, shape)
     clauses = ("SI-MIXED", "SI-VAL-T") + (("SI-NEG",) if neg else ())
     return _case(draw(arrays(dt, shape)), key, clauses, "b mixed", value=draw(arrays(dt, region)))
 
@@ -148,7 +146,7 @@ def ellipsis(draw):
             explicit[j] = draw(st.integers(-shape[ax], shape[ax] - 1))
             ints, neg = True, neg or explicit[j] < 0
         else:
-            explicit[j], vshape[ax], _, n = draw(_axis_slice(shape[ax], open_ok=False))
+            explicit[j], vshape[ax], _, n = _axis_slice(draw, shape[ax], open_ok=False)
             neg = neg or n
     for ax in range(pos, len(shape) - (m - pos)):
         # ST-ELLIPSIS example: the value's extent decides how much of an elided axis is written.
@@ -159,7 +157,6 @@ def ellipsis(draw):
     return _case(draw(arrays(dt, shape)), key, clauses, "b ellipsis", value=draw(arrays(dt, vshape)))
 
 
-@st.composite
 def _int_key(draw, shape):
     idx = [draw(st.integers(-s, s - 1)) for s in shape]
     key = idx[0] if len(idx) == 1 and draw(st.booleans()) else tup(*idx)
@@ -170,7 +167,7 @@ def _int_key(draw, shape):
 def single(draw):
     dt = draw(st.sampled_from(("int32",) * 6 + ("float32", "int64", "int16", "float16")))
     shape = draw(shapes(0, 4))
-    key, neg = draw(_int_key(shape))
+    key, neg = _int_key(draw, shape)
     lo, hi = int_range("int32")
     scalar = draw(st.one_of(st.integers(-100, 100), st.sampled_from((lo, hi, 0, -1))))
     if dt != "int32":
@@ -199,7 +196,7 @@ def scatter_form(draw):
     d = draw(st.integers(0, len(shape) - 1))
     ishape = tuple(draw(st.integers(1, s)) for s in shape)
     idt = draw(st.sampled_from(("int32", "int32", "int64")))
-    indices = draw(unique_along(ishape, d, shape[d], idt))
+    indices = unique_along(draw, ishape, d, shape[d], idt)
     key = sl(d, {"tensor": "indices"})
     return _case(draw(arrays(dt, shape)), key, ("SI-SCATTER", "SC-RULE"), f"values (scatter dim {d}, {idt})",
                  value=draw(arrays(dt, ishape)), extra={"indices": indices})
@@ -253,7 +250,7 @@ def tensor_index(draw):
 def float_scalar(draw):
     dt = draw(st.sampled_from(("int32", "int32", "float32", "float16")))
     shape = draw(shapes(1, 3))
-    key, neg = draw(_int_key(shape))
+    key, neg = _int_key(draw, shape)
     scalar = draw(st.sampled_from((2.5, -1.5, 3.0, 0.5, float("nan"), float("inf"), -0.0)))
     clauses = ("SI-FLOATSCALAR",) + (("SI-NEG",) if neg else ())
     return _case(draw(arrays(dt, shape)), key, clauses, f"{scalar!r} (float scalar)", scalar=scalar)
@@ -264,7 +261,7 @@ def mixed_ndim_mismatch(draw):
     """SI-MIXED-N: the value's ndim differs from the number of slices although NumPy would broadcast it."""
     dt = draw(DTYPES)
     shape = draw(shapes(2, 4))
-    key, region, _ = draw(_mixed_key(shape))
+    key, region, _ = _mixed_key(draw, shape)
     if len(region) >= 2 and draw(st.booleans()):
         elems = list(key["tuple"])
         first = next(j for j, e in enumerate(elems) if isinstance(e, dict))
@@ -335,7 +332,7 @@ def value_dtype(draw):
     dt = draw(DTYPES)
     shape = draw(shapes(1, 3))
     if draw(st.integers(0, 3)) == 0:
-        key, _ = draw(_int_key(shape))
+        key, _ = _int_key(draw, shape)
         scalar = draw(st.sampled_from((2**31, -2**31 - 1, 2**40)))
         return _case(draw(arrays("int32", shape)), key, ("SI-VAL-S",), f"{scalar} (beyond int32)", scalar=scalar)
     vdt = draw(st.sampled_from(tuple(d for d in ("float32", "int32", "float16", "int64", "bool") if d != dt)))
