@@ -11,6 +11,10 @@ that pypto parses and compiles up to its tensor graph; pypto's pass-verify
 interpreter runs that graph with its torch-based calculator and dumps every
 parameter that has a golden, and the outputs are read back from those dumps
 (readback.py).  The patches this needs are in patches.py, pinned to pypto 0.2.0.
+Each call runs in a forked child of the set-up worker (isolate.py): a failed
+kernel leaves pypto's process state broken, and some keys hang forever.
+What pypto prints is captured (capture.py) into the outcome's stderr, and every
+file it writes goes to a private temporary folder (workspace.py).
 scatter_nd_add and set_ have no pypto mapping.
 """
 from __future__ import annotations

@@ -12,6 +12,7 @@ BUILTIN = {
     "oracle": "adapters.oracle_adapter:OracleAdapter",
     "torch": "adapters.torch_adapter:TorchAdapter",
     "mindspore": "adapters.mindspore_adapter:MindsporeAdapter",
+    "mindspore-variants": "adapters.mindspore_adapter:MindsporeVariantAdapter",
     "pypto": "adapters.pypto_adapter:PyptoAdapter",
 }
 

@@ -223,3 +223,12 @@ def test_a_0d_tensor_is_not_observable_on_the_cpu_and_says_so(adapter):
     out = adapter.run(case)
     assert out.kind == NOT_APPLICABLE and "not observable on the CPU interpreter" in out.message, (
         f"actual: {out.kind} {out.exc_type} {out.message}\nexpected: not_applicable naming the interpreter")
+
+
+@needs_pypto
+@pytest.mark.parametrize("case", [c for c, _ in doc_examples() if c.op in ("setitem", "clip", "scatter")],
+                         ids=lambda c: c.label.split(" ")[0])
+def test_repro_is_the_kernel_source_and_valid_python(adapter, case):
+    text = adapter.repro(case)
+    compile(text, f"<repro {case.id}>", "exec")
+    assert "@pypto.frontend.jit(**CPU_INTERPRETER)" in text and adapter.native_api(case.op, case) in text, text
