@@ -29,7 +29,7 @@ SCHEMA = 1
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 DEFAULT_PATH = CORPUS_DIR / "corpus.jsonl"
 HASH_NAME = "corpus.sha256"
-PER_FAMILY = 36
+PER_FAMILY = 32
 # families whose space is wide get more draws; the rest the default
 PER_FAMILY_OVERRIDES = {
     ("setitem", "assemble"): 60, ("setitem", "mixed"): 60, ("setitem", "ellipsis"): 50,

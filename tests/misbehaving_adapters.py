@@ -78,26 +78,38 @@ class Leaker(GoodClip):
 
 
 class GlobalState(GoodClip):
-    """Changes process-wide state and leaves it changed: cwd, NumPy errors, print options, RNG, env, umask."""
+    """Changes process-wide state and leaves it changed: cwd (even into a directory it then removes),
+    NumPy's error state and print options, the global RNG, the environment.  Its other cases raise if they
+    find the state an earlier case left, so a leak between cases shows as a verdict."""
     name = "globalstate"
+
+    def setup(self):
+        self.start = {"cwd": os.getcwd(), "err": np.geterr(), "print": np.get_printoptions()}
 
     def run(self, case):
         if "mess" in case.label:
-            os.chdir("/")
+            if "deleted" in case.label:
+                import shutil
+                import tempfile
+                d = tempfile.mkdtemp()
+                os.chdir(d)
+                shutil.rmtree(d)                # the worker's cwd no longer exists
+            else:
+                os.chdir("/")
             np.seterr(all="raise")
             np.set_printoptions(precision=1, threshold=3)
             np.random.seed(12345)
             os.environ["CONFORM_CANDIDATE_WAS_HERE"] = "1"
-            os.umask(0o077)
             return super().run(case)
-        # The next case reports what it finds, so the test sees whether the worker cleaned up.
-        out = super().run(case)
-        with np.errstate():
-            seen = {"cwd": os.getcwd(), "err": np.geterr()["over"], "precision": np.get_printoptions()["precision"]}
-        if "overflow" in case.label:
-            np.float32(3e38) * np.float32(10)            # raises only if seterr(all="raise") leaked
-        sys.stderr.write(f"[state] {seen}\n")
-        return out
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = None
+        now = {"cwd": cwd, "err": np.geterr(), "print": np.get_printoptions()}
+        leaked = [k for k in now if now[k] != self.start[k]]
+        if leaked:
+            raise RuntimeError(f"state left by an earlier case: {leaked}")
+        return super().run(case)
 
 
 class Forker(GoodClip):

@@ -105,8 +105,9 @@ def test_a_leak_until_the_limit_is_a_memory_error_and_the_next_case_runs(run_can
 
 def test_a_c_level_leak_hits_the_same_limit(run_candidate):
     got, _, _ = run_candidate("Leaker", ["leak-c", "ok"], memory_mb=1024, case_timeout=60)
-    assert got["leak-c"]["verdict"] in ("unexpected-error", "crash"), got["leak-c"]["outcome"]
-    assert "MemoryError" in got["leak-c"]["outcome"] or got["leak-c"]["verdict"] == "crash"
+    # RLIMIT_AS makes malloc return NULL instead of the kernel's OOM killer taking the machine's memory.
+    v = got["leak-c"]
+    assert v["verdict"] == "unexpected-error" and "malloc returned NULL" in v["outcome"], v["outcome"]
     assert got["ok"]["verdict"] == "pass"
 
 
@@ -122,11 +123,14 @@ def test_memory_kept_across_cases_does_not_poison_later_cases(run_candidate):
         f"actual: {verdicts}; expected: the worker restarted after the MemoryError, so later cases pass")
 
 
-def test_global_state_changes_stay_in_the_worker_and_are_undone_for_the_next_case(run_candidate):
-    got, _, _ = run_candidate("GlobalState", ["mess", "overflow"], case_timeout=60)
-    assert got["mess"]["verdict"] == "pass"
-    # seterr(all="raise") left behind would make this case's float32 overflow raise FloatingPointError.
-    assert got["overflow"]["verdict"] == "pass", got["overflow"]["outcome"]
+@pytest.mark.parametrize("mess", ["mess", "mess-deleted"])
+def test_global_state_changes_stay_in_the_worker_and_are_undone_for_the_next_case(run_candidate, mess):
+    # The harness state check in run_candidate covers this process; the next case checks the worker.
+    got, _, _ = run_candidate("GlobalState", [mess, "next"], case_timeout=60)
+    assert got[mess]["verdict"] == "pass", got[mess]["outcome"]
+    assert got["next"]["verdict"] == "pass", (
+        f"actual: {got['next']['verdict']}: {got['next']['outcome']}; expected: pass, the worker restored "
+        f"cwd, NumPy error state and print options after {mess!r}")
 
 
 def test_children_in_the_workers_group_do_not_survive_the_run(run_candidate):

@@ -29,9 +29,11 @@ class ChildResult:
 
 def call_in_child(fn: Callable[[], dict], timeout: float) -> ChildResult:
     read_fd, write_fd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:                                    # the child: never returns, never runs atexit
         os.close(read_fd)
+        _die_with(parent)
         code = 0
         try:
             data = json.dumps(fn()).encode()
@@ -59,6 +61,17 @@ def call_in_child(fn: Callable[[], dict], timeout: float) -> ChildResult:
     if not data:
         return ChildResult(exit_status=os.WEXITSTATUS(status))
     return ChildResult(payload=json.loads(data))
+
+
+def _die_with(parent: int) -> None:
+    """A hung child must not outlive a worker the harness killed (it would spin forever)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)    # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:                       # the parent died before the line above
+        os._exit(1)
 
 
 def _read_all(fd: int, timeout: float):

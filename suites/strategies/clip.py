@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from oracle.dtypes import FLOATS, dtype_from_name, dtype_name
 
-from .common import arrays, elements, has_nan, int_range, make_case, shape_text, shapes
+from .common import (array_of, coin, elements, has_nan, int_range, ints, make_case, pick, shape_of,
+                     shape_text, shapes)
 
 DOC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")      # CL-DTYPE
 UNDOC_DTYPES = ("float64", "int8", "int64")
@@ -23,7 +24,7 @@ def _is_float(name) -> bool:
 
 def _scalar_bound(draw, kind, xdt, specials=True):
     if kind == "int":
-        return {"kind": "int", "value": draw(st.integers(-8, 8))}
+        return {"kind": "int", "value": ints(draw, -8, 8)}
     if kind == "float":
         special = st.sampled_from((math.nan, math.inf, -math.inf, -0.0)) if specials else st.nothing()
         return {"kind": "float", "value": draw(st.one_of(st.integers(-16, 16).map(lambda i: i / 2), special))}
@@ -34,9 +35,9 @@ def _scalar_bound(draw, kind, xdt, specials=True):
 
 def _broadcast_shape_for(draw, xshape):
     """A shape that broadcasts to xshape: some sides set to 1, some leading dims dropped."""
-    drop = draw(st.integers(0, len(xshape) - 1)) if xshape else 0
+    drop = ints(draw, 0, len(xshape) - 1) if xshape else 0
     kept = xshape[drop:]
-    return tuple(1 if draw(st.integers(0, 2)) == 0 else s for s in kept)
+    return tuple(1 if ints(draw, 0, 2) == 0 else s for s in kept)
 
 
 def _bound_value(p, arr):
@@ -101,8 +102,8 @@ def _tensor(arr):
 
 @st.composite
 def scalar_bounds(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    x = draw(arrays(xdt, draw(shapes(1, 4))))
+    xdt = pick(draw, DOC_DTYPES)
+    x = array_of(draw, xdt, shape_of(draw, 1, 4))
     kinds = draw(st.tuples(st.sampled_from((None,) + SCALAR_KINDS), st.sampled_from((None,) + SCALAR_KINDS))
                  .filter(lambda ks: ks != (None, None)))
     lo, hi = (_scalar_bound(draw, k, xdt) if k else None for k in kinds)
@@ -111,11 +112,11 @@ def scalar_bounds(draw):
 
 @st.composite
 def tensor_bounds(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    xshape = draw(shapes(1, 4))
-    x = draw(arrays(xdt, xshape))
-    lo_arr = draw(arrays(xdt, _broadcast_shape_for(draw, xshape)))
-    hi_arr = draw(arrays(xdt, _broadcast_shape_for(draw, xshape)))
+    xdt = pick(draw, DOC_DTYPES)
+    xshape = shape_of(draw, 1, 4)
+    x = array_of(draw, xdt, xshape)
+    lo_arr = array_of(draw, xdt, _broadcast_shape_for(draw, xshape))
+    hi_arr = array_of(draw, xdt, _broadcast_shape_for(draw, xshape))
     bcast = lo_arr.shape != xshape or hi_arr.shape != xshape
     return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",) + (("CL-BROADCAST",) if bcast else ()),
                  "broadcast bounds" if bcast else "tensor bounds", lo_arr, hi_arr)
@@ -123,36 +124,36 @@ def tensor_bounds(draw):
 
 @st.composite
 def one_tensor_bound(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    xshape = draw(shapes(1, 4))
-    arr = draw(arrays(xdt, _broadcast_shape_for(draw, xshape)))
-    x = draw(arrays(xdt, xshape))
+    xdt = pick(draw, DOC_DTYPES)
+    xshape = shape_of(draw, 1, 4)
+    arr = array_of(draw, xdt, _broadcast_shape_for(draw, xshape))
+    x = array_of(draw, xdt, xshape)
     bcast = ("CL-BROADCAST",) if arr.shape != xshape else ()
-    if draw(st.booleans()):
+    if coin(draw):
         return _case(x, {"kind": "tensor"}, None, bcast, "max omitted", lo_arr=arr)
     return _case(x, None, {"kind": "tensor"}, bcast, "min omitted", hi_arr=arr)
 
 
 @st.composite
 def no_bounds(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES + UNDOC_DTYPES))
-    return _case(draw(arrays(xdt, draw(shapes(1, 4)))), None, None, note="both omitted -> x")
+    xdt = pick(draw, DOC_DTYPES + UNDOC_DTYPES)
+    return _case(array_of(draw, xdt, shape_of(draw, 1, 4)), None, None, note="both omitted -> x")
 
 
 @st.composite
 def min_gt_max(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    xshape = draw(shapes(1, 3))
-    x = draw(arrays(xdt, xshape))
-    if draw(st.booleans()):
-        hi = draw(st.integers(-8, 7))
-        lo = draw(st.integers(hi + 1, 8))
-        kind = draw(st.sampled_from(SCALAR_KINDS))
+    xdt = pick(draw, DOC_DTYPES)
+    xshape = shape_of(draw, 1, 3)
+    x = array_of(draw, xdt, xshape)
+    if coin(draw):
+        hi = ints(draw, -8, 7)
+        lo = ints(draw, hi + 1, 8)
+        kind = pick(draw, SCALAR_KINDS)
         mk = (lambda v: {"kind": "element", "dtype": xdt, "value": float(v) if _is_float(xdt) else v}) \
             if kind == "element" else (lambda v: {"kind": kind, "value": float(v) if kind == "float" else v})
         return _case(x, mk(lo), mk(hi), note="min>max -> max")
-    lo_arr = draw(arrays(xdt, xshape, specials=False))
-    gap = draw(arrays(xdt, xshape, specials=False))
+    lo_arr = array_of(draw, xdt, xshape, specials=False)
+    gap = array_of(draw, xdt, xshape, specials=False)
     hi_arr = (lo_arr.astype(np.float64) - 1 - np.abs(gap.astype(np.float64)))
     hi_arr = np.maximum(hi_arr, int_range(xdt)[0]) if not _is_float(xdt) else hi_arr
     hi_arr = hi_arr.astype(dtype_from_name(xdt))
@@ -161,88 +162,88 @@ def min_gt_max(draw):
 
 @st.composite
 def nan_bound(draw):
-    xdt = draw(st.sampled_from(("float32", "float16", "bfloat16")))
-    xshape = draw(shapes(1, 3))
-    x = draw(arrays(xdt, xshape))
-    other = None if draw(st.booleans()) else {"kind": "float", "value": draw(st.integers(-4, 4)) / 2}
-    form = draw(st.sampled_from(("float", "element", "tensor")))
+    xdt = pick(draw, ("float32", "float16", "bfloat16"))
+    xshape = shape_of(draw, 1, 3)
+    x = array_of(draw, xdt, xshape)
+    other = None if coin(draw) else {"kind": "float", "value": ints(draw, -4, 4) / 2}
+    form = pick(draw, ("float", "element", "tensor"))
     if form == "tensor":
-        arr = np.array(draw(arrays(xdt, xshape)))
-        arr.flat[draw(st.integers(0, arr.size - 1))] = np.nan
-        other_arr = draw(arrays(xdt, xshape))
+        arr = np.array(array_of(draw, xdt, xshape))
+        arr.flat[ints(draw, 0, arr.size - 1)] = np.nan
+        other_arr = array_of(draw, xdt, xshape)
         pair = ((({"kind": "tensor"}, arr), ({"kind": "tensor"}, other_arr)))
     else:
         nan = {"kind": "float", "value": math.nan} if form == "float" else \
             {"kind": "element", "dtype": xdt, "value": math.nan}
         pair = ((nan, None), (other, None))
-    (lo, lo_arr), (hi, hi_arr) = pair if draw(st.booleans()) else pair[::-1]
+    (lo, lo_arr), (hi, hi_arr) = pair if coin(draw) else pair[::-1]
     return _case(x, lo, hi, note="NaN bound -> NaN", lo_arr=lo_arr, hi_arr=hi_arr)
 
 
 @st.composite
 def nonfloat_special(draw):
-    xdt = draw(st.sampled_from(("int32", "int16")))
-    x = draw(arrays(xdt, draw(shapes(1, 3))))
+    xdt = pick(draw, ("int32", "int16"))
+    x = array_of(draw, xdt, shape_of(draw, 1, 3))
     lo, hi = int_range(xdt)
-    special = draw(st.sampled_from((math.nan, math.inf, -math.inf)))
+    special = pick(draw, (math.nan, math.inf, -math.inf))
     sp = {"kind": "float", "value": special}
-    if draw(st.integers(0, 3)) == 0:      # an int bound the int dtype cannot hold
-        sp = {"kind": "int", "value": draw(st.sampled_from((hi + 1, lo - 1, 2**40)))}
-    other = draw(st.sampled_from((None, {"kind": "int", "value": draw(st.integers(-8, 8))})))
-    pair = (sp, other) if draw(st.booleans()) else (other, sp)
+    if ints(draw, 0, 3) == 0:      # an int bound the int dtype cannot hold
+        sp = {"kind": "int", "value": pick(draw, (hi + 1, lo - 1, 2**40))}
+    other = pick(draw, (None, {"kind": "int", "value": ints(draw, -8, 8)}))
+    pair = (sp, other) if coin(draw) else (other, sp)
     return _case(x, *pair, extra_clauses=("CL-NONFLOAT-SPECIAL",), note="special bound, int x")
 
 
 @st.composite
 def nan_x(draw):
-    xdt = draw(st.sampled_from(("float32", "float16", "bfloat16")))
-    x = np.array(draw(arrays(xdt, draw(shapes(1, 3)))))
-    x.flat[draw(st.integers(0, x.size - 1))] = draw(st.sampled_from((math.nan, math.inf, -math.inf, -0.0)))
-    lo = _scalar_bound(draw, "float", xdt) if draw(st.booleans()) else None
-    hi = _scalar_bound(draw, "float", xdt) if draw(st.booleans()) else None
+    xdt = pick(draw, ("float32", "float16", "bfloat16"))
+    x = np.array(array_of(draw, xdt, shape_of(draw, 1, 3)))
+    x.flat[ints(draw, 0, x.size - 1)] = pick(draw, (math.nan, math.inf, -math.inf, -0.0))
+    lo = _scalar_bound(draw, "float", xdt) if coin(draw) else None
+    hi = _scalar_bound(draw, "float", xdt) if coin(draw) else None
     return _case(x, lo, hi, note="special values in x")
 
 
 @st.composite
 def rank_unsupported(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES))
+    xdt = pick(draw, DOC_DTYPES)
     shape = draw(st.one_of(st.just(()), shapes(5, 5, max_side=2), shapes(1, 3, min_side=0).filter(lambda s: 0 in s)))
-    x = draw(arrays(xdt, shape))
-    if draw(st.booleans()):
+    x = array_of(draw, xdt, shape)
+    if coin(draw):
         lo, hi = _scalar_bound(draw, "int", xdt), _scalar_bound(draw, "int", xdt)
         return _case(x, lo, hi, note="unsupported rank/empty")
     return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",), "unsupported rank/empty",
-                 draw(arrays(xdt, shape)), draw(arrays(xdt, shape)))
+                 array_of(draw, xdt, shape), array_of(draw, xdt, shape))
 
 
 @st.composite
 def bound_dtype(draw):
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    bdt = draw(st.sampled_from(tuple(d for d in BOUND_DTYPES + ("int8", "float64") if d != xdt)))
-    xshape = draw(shapes(1, 3))
-    x = draw(arrays(xdt, xshape))
-    if draw(st.booleans()):
-        bad = draw(arrays(bdt, xshape, specials=False))
-        good = draw(arrays(xdt, xshape, specials=False))
-        lo, hi = (bad, good) if draw(st.booleans()) else (good, bad)
+    xdt = pick(draw, DOC_DTYPES)
+    bdt = pick(draw, tuple(d for d in BOUND_DTYPES + ("int8", "float64") if d != xdt))
+    xshape = shape_of(draw, 1, 3)
+    x = array_of(draw, xdt, xshape)
+    if coin(draw):
+        bad = array_of(draw, bdt, xshape, specials=False)
+        good = array_of(draw, xdt, xshape, specials=False)
+        lo, hi = (bad, good) if coin(draw) else (good, bad)
         return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-DTYPE", "CL-BOUND-TYPES"),
                      "bound dtype != x dtype", lo, hi)
     value = draw(elements(bdt, specials=False))
     bad = {"kind": "element", "dtype": bdt, "value": float(value) if _is_float(bdt) else int(value)}
     good = _scalar_bound(draw, "element", xdt, specials=False)
-    lo, hi = (bad, good) if draw(st.booleans()) else (good, bad)
+    lo, hi = (bad, good) if coin(draw) else (good, bad)
     return _case(x, lo, hi, ("CL-BOUND-DTYPE",), "Element dtype != x dtype")
 
 
 @st.composite
 def mixed_kinds(draw):
     """CL-SAME-KIND: one bound a Tensor, the other an Element or a Python scalar."""
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    xshape = draw(shapes(1, 3))
-    x = draw(arrays(xdt, xshape))
-    arr = draw(arrays(xdt, xshape, specials=False))
-    scalar = _scalar_bound(draw, draw(st.sampled_from(SCALAR_KINDS)), xdt, specials=False)
-    if draw(st.booleans()):
+    xdt = pick(draw, DOC_DTYPES)
+    xshape = shape_of(draw, 1, 3)
+    x = array_of(draw, xdt, xshape)
+    arr = array_of(draw, xdt, xshape, specials=False)
+    scalar = _scalar_bound(draw, pick(draw, SCALAR_KINDS), xdt, specials=False)
+    if coin(draw):
         return _case(x, {"kind": "tensor"}, scalar, ("CL-SAME-KIND",), "Tensor min, scalar max", lo_arr=arr)
     return _case(x, scalar, {"kind": "tensor"}, ("CL-SAME-KIND",), "scalar min, Tensor max", hi_arr=arr)
 
@@ -250,25 +251,25 @@ def mixed_kinds(draw):
 @st.composite
 def bad_broadcast(draw):
     """A Tensor bound that does not broadcast to x, or that x would have to broadcast to (CL-BROADCAST)."""
-    xdt = draw(st.sampled_from(DOC_DTYPES))
-    xshape = draw(shapes(1, 3, min_side=2))
-    x = draw(arrays(xdt, xshape))
-    ax = draw(st.integers(0, len(xshape) - 1))
-    if draw(st.booleans()):
+    xdt = pick(draw, DOC_DTYPES)
+    xshape = shape_of(draw, 1, 3, min_side=2)
+    x = array_of(draw, xdt, xshape)
+    ax = ints(draw, 0, len(xshape) - 1)
+    if coin(draw):
         bshape = tuple(s + 1 if i == ax else s for i, s in enumerate(xshape))
     else:
         bshape = (2,) + tuple(xshape)
-    bad = draw(arrays(xdt, bshape))
-    good = draw(arrays(xdt, xshape))
-    lo, hi = (bad, good) if draw(st.booleans()) else (good, bad)
+    bad = array_of(draw, xdt, bshape)
+    good = array_of(draw, xdt, xshape)
+    lo, hi = (bad, good) if coin(draw) else (good, bad)
     return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES", "CL-BROADCAST"),
                  "bound does not broadcast to x", lo, hi)
 
 
 @st.composite
 def undocumented_dtype(draw):
-    xdt = draw(st.sampled_from(UNDOC_DTYPES))
-    x = draw(arrays(xdt, draw(shapes(1, 3))))
+    xdt = pick(draw, UNDOC_DTYPES)
+    x = array_of(draw, xdt, shape_of(draw, 1, 3))
     lo, hi = _scalar_bound(draw, "int", xdt), _scalar_bound(draw, "int", xdt)
     return _case(x, lo, hi, note="undocumented x dtype")
 

@@ -144,13 +144,8 @@ class _ShapeStrategy(st.SearchStrategy):
         return tuple(data.draw_integer(*self.sides) for _ in range(rank))
 
 
-def shape_at_most(shape, min_side: int = 1) -> st.SearchStrategy:
-    """A shape of the same rank whose every side is <= the given one (and >= min_side where possible)."""
-    return st.tuples(*[st.integers(min(min_side, s), s) for s in shape])
 
 
-def index_array(values, dtype: str = "int64") -> np.ndarray:
-    return np.asarray(values, dtype=dtype_from_name(dtype))
 
 
 def has_nan(*arrs) -> bool:
@@ -171,15 +166,51 @@ def make_case(op: str, inputs: dict, params: dict, clauses, label: str, origin: 
     return Case(op=op, inputs=inputs, params=params, clauses=tuple(seen), origin=origin, label=label)
 
 
-def weighted_dtypes(common: tuple, rare: tuple, common_weight: int = 3) -> st.SearchStrategy:
-    """Every dtype is reachable; the ones the documents show most get drawn more."""
-    return st.sampled_from(tuple(d for d in common for _ in range(common_weight)) + tuple(rare))
+def weighted_dtypes(common: tuple, rare: tuple, common_weight: int = 3) -> tuple:
+    """Every dtype is reachable (pick from it); the ones the documents show most get drawn more."""
+    return tuple(d for d in common for _ in range(common_weight)) + tuple(rare)
 
 
 def unique_along(draw, shape, dim: int, size: int, dtype: str = "int64"):
     """Index values in [0, size) that never repeat along `dim` (needs shape[dim] <= size)."""
     moved = tuple(s for i, s in enumerate(shape) if i != dim) + (shape[dim],)
     lines = int(np.prod(moved[:-1], dtype=np.int64))
-    rows = [draw(st.permutations(range(size)))[: shape[dim]] for _ in range(lines)]
+    _RNG.seed(ints(draw, 0, 2**32 - 1))     # one choice (shrinks to the identity-like layout of seed 0)
+    rows = [_RNG.permutation(size)[: shape[dim]] for _ in range(lines)]
     flat = np.asarray(rows, dtype=np.int64).reshape(moved)
     return np.moveaxis(flat, -1, dim).astype(dtype_from_name(dtype))
+
+
+# ---- raw choices ----------------------------------------------------------------------------
+# Inside a composite, `draw` is ConjectureData.draw: drawing a nested strategy for every int costs
+# three times the choice itself (a span, a strategy lookup).  These make the choice directly on the
+# ConjectureData (it shrinks the same way) and fall back to a plain draw where that is not available.
+
+def _data(draw):
+    data = getattr(draw, "__self__", None)
+    return data if hasattr(data, "draw_integer") else None
+
+
+def ints(draw, lo: int, hi: int) -> int:
+    data = _data(draw)
+    return data.draw_integer(lo, hi) if data is not None else draw(st.integers(lo, hi))
+
+
+def coin(draw) -> bool:
+    data = _data(draw)
+    return data.draw_boolean() if data is not None else draw(st.booleans())
+
+
+def pick(draw, seq):
+    """One of seq, shrinking towards its first element."""
+    return seq[ints(draw, 0, len(seq) - 1)]
+
+
+def shape_of(draw, *args, **kwargs) -> tuple:
+    strat, data = shapes(*args, **kwargs), _data(draw)
+    return strat.do_draw(data) if data is not None else draw(strat)
+
+
+def array_of(draw, name: str, shape, specials: bool = True) -> np.ndarray:
+    strat, data = arrays(name, shape, specials), _data(draw)
+    return strat.do_draw(data) if data is not None else draw(strat)

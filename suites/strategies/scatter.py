@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from oracle.dtypes import dtype_name
 
-from .common import arrays, make_case, shape_text, shapes, unique_along, weighted_dtypes
+from .common import (array_of, arrays, coin, ints, make_case, pick, shape_of, shape_text, unique_along,
+                     weighted_dtypes)
 
 DTYPES = weighted_dtypes(("float32", "int64"),
                          ("float16", "bfloat16", "float64", "int32", "int16", "int8", "uint8", "bool"))
@@ -31,69 +32,69 @@ def _case(self_, index, dim, inplace, clauses, note, src=None, value=None):
 
 def _value(draw, dt):
     if dt in ("float32", "float16", "bfloat16", "float64"):
-        return draw(st.sampled_from((1.23, -0.5, 0.0, -0.0, math.nan, math.inf, -math.inf, 2.0)))
-    return draw(st.sampled_from((1.23, 7.0, -2.0))) if dt != "bool" else 1.0
+        return pick(draw, (1.23, -0.5, 0.0, -0.0, math.nan, math.inf, -math.inf, 2.0))
+    return pick(draw, (1.23, 7.0, -2.0)) if dt != "bool" else 1.0
 
 
 def _geometry(draw, min_rank=1, max_rank=4):
     """(self shape, dim as passed, axis, index shape with index.size(d) <= self.size(d) everywhere)."""
-    shape = draw(shapes(min_rank, max_rank, max_side=4))
+    shape = shape_of(draw, min_rank, max_rank, max_side=4)
     r = len(shape)
-    dim = draw(st.integers(0, r - 1)) if draw(st.integers(0, 3)) else draw(st.integers(-r, -1))
+    dim = ints(draw, 0, r - 1) if ints(draw, 0, 3) else ints(draw, -r, -1)
     axis = dim % r
-    ishape = tuple(draw(st.integers(1, s)) for s in shape)
+    ishape = tuple(ints(draw, 1, s) for s in shape)
     return shape, dim, axis, ishape
 
 
 def _src_shape(draw, ishape):
-    return tuple(i + draw(st.integers(0, 2)) for i in ishape)
+    return tuple(i + ints(draw, 0, 2) for i in ishape)
 
 
 @st.composite
 def rule(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
+    src = array_of(draw, dt, _src_shape(draw, ishape))
     note = "index smaller than src" if src.shape != ishape else ""
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), note, src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), note, src=src)
 
 
 @st.composite
 def value_form(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-VALUE",), "",
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-VALUE",), "",
                  value=_value(draw, dt))
 
 
 @st.composite
 def zero_d(draw):
-    dt = draw(DTYPES)
-    self_, index = draw(arrays(dt, ())), np.zeros((), dtype=np.int64)
-    dim, inplace = draw(st.sampled_from((0, -1))), draw(st.booleans())
-    if draw(st.booleans()):
+    dt = pick(draw, DTYPES)
+    self_, index = array_of(draw, dt, ()), np.zeros((), dtype=np.int64)
+    dim, inplace = pick(draw, (0, -1)), coin(draw)
+    if coin(draw):
         return _case(self_, index, dim, inplace, ("SC-VALUE",), "0-d", value=_value(draw, dt))
-    return _case(self_, index, dim, inplace, (), "0-d", src=draw(arrays(dt, ())))
+    return _case(self_, index, dim, inplace, (), "0-d", src=array_of(draw, dt, ()))
 
 
 @st.composite
 def empty(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
-    ishape = tuple(0 if j == draw(st.integers(0, len(ishape) - 1)) else s for j, s in enumerate(ishape))
+    ishape = tuple(0 if j == ints(draw, 0, len(ishape) - 1) else s for j, s in enumerate(ishape))
     if 0 not in ishape:
         ishape = (0,) + ishape[1:]
     index = np.zeros(ishape, dtype=np.int64)
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), "empty index", src=src)
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), "empty index", src=src)
 
 
 @st.composite
 def duplicates(draw):
     """SC-DUP: repeated targets along dim; any colliding src value is admissible."""
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     ishape = tuple(s + 1 if j == axis else s for j, s in enumerate(ishape))
     flat = draw(arrays("int64", ishape, specials=False).map(lambda a: np.abs(a) % shape[axis]))
@@ -101,34 +102,34 @@ def duplicates(draw):
     first = tuple(0 for _ in ishape)
     second = tuple(1 if j == axis else 0 for j in range(len(ishape)))
     index[second] = index[first]          # at least one collision along dim
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-DUP", "SC-GAP-DUP-ERR"),
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-DUP", "SC-GAP-DUP-ERR"),
                  "duplicates", src=src)
 
 
 @st.composite
 def out_of_range(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     index = np.array(unique_along(draw, ishape, axis, shape[axis]))
     n = shape[axis]
-    bad = draw(st.sampled_from((n, n + 1, -1, -n - 1) + BAD_INDEX))
-    index.flat[draw(st.integers(0, index.size - 1))] = bad
+    bad = pick(draw, (n, n + 1, -1, -n - 1) + BAD_INDEX)
+    index.flat[ints(draw, 0, index.size - 1)] = bad
     note = f"index {bad} out of range [0, {n - 1}]"
-    if draw(st.booleans()):
-        return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-RANGE",), note,
+    if coin(draw):
+        return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-RANGE",), note,
                      value=_value(draw, dt))
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-RANGE",), note, src=src)
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-RANGE",), note, src=src)
 
 
 @st.composite
 def ndim_mismatch(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw, min_rank=2, max_rank=3)
     index = unique_along(draw, ishape, axis, shape[axis])
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    which = draw(st.sampled_from(("index+1", "index-1", "src+1", "src-1")))
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    which = pick(draw, ("index+1", "index-1", "src+1", "src-1"))
     if which == "index+1":
         index = index[None]
     elif which == "index-1":
@@ -137,64 +138,64 @@ def ndim_mismatch(draw):
         src = src[None]
     else:
         src = src[..., 0]
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-NDIM",),
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-NDIM",),
                  f"{which.split('+')[0].split('-')[0]} ndim != self ndim", src=src)
 
 
 @st.composite
 def index_larger_than_src(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
-    ax = draw(st.integers(0, len(ishape) - 1))
-    sshape = tuple(s - 1 if j == ax else s + draw(st.integers(0, 1)) for j, s in enumerate(ishape))
-    src = draw(arrays(dt, sshape))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-SIZE-SRC",),
+    ax = ints(draw, 0, len(ishape) - 1)
+    sshape = tuple(s - 1 if j == ax else s + ints(draw, 0, 1) for j, s in enumerate(ishape))
+    src = array_of(draw, dt, sshape)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-SIZE-SRC",),
                  f"index.size({ax}) > src.size({ax})", src=src)
 
 
 @st.composite
 def index_larger_than_self(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw, min_rank=2)
-    ax = draw(st.sampled_from([j for j in range(len(shape)) if j != axis]))
-    ishape = tuple(shape[j] + draw(st.integers(1, 2)) if j == ax else s for j, s in enumerate(ishape))
+    ax = pick(draw, [j for j in range(len(shape)) if j != axis])
+    ishape = tuple(shape[j] + ints(draw, 1, 2) if j == ax else s for j, s in enumerate(ishape))
     index = unique_along(draw, ishape, axis, shape[axis])
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), ("SC-SIZE-SELF",),
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-SIZE-SELF",),
                  f"index.size({ax}) > self.size({ax})", src=src)
 
 
 @st.composite
 def int32_index(draw):
     """The source names no index dtype; int64 is torch's, int32 is what other frameworks take."""
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis], "int32")
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), "int32 index", src=src)
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), "int32 index", src=src)
 
 
 @st.composite
 def bad_dim(draw):
     """A dim outside [-ndim, ndim): not stated by the source (torch raises IndexError)."""
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     shape, _, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
-    dim = draw(st.sampled_from((len(shape), len(shape) + 1, -len(shape) - 1)))
-    src = draw(arrays(dt, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), "dim out of range", src=src)
+    dim = pick(draw, (len(shape), len(shape) + 1, -len(shape) - 1))
+    src = array_of(draw, dt, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), "dim out of range", src=src)
 
 
 @st.composite
 def src_dtype(draw):
     """src of another dtype than self's: the source does not say (torch requires equal dtypes)."""
-    dt = draw(DTYPES)
-    other = draw(DTYPES.filter(lambda d: d != dt))
+    dt = pick(draw, DTYPES)
+    other = pick(draw, tuple(d for d in DTYPES if d != dt))
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
-    src = draw(arrays(other, _src_shape(draw, ishape)))
-    return _case(draw(arrays(dt, shape)), index, dim, draw(st.booleans()), (), f"{other} src", src=src)
+    src = array_of(draw, other, _src_shape(draw, ishape))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), f"{other} src", src=src)
 
 
 FAMILIES = {

@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 
 from oracle.dtypes import dtype_from_name, dtype_name
 
-from .common import arrays, make_case, shape_text, shapes, weighted_dtypes
+from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, shapes, weighted_dtypes
 
 DTYPES = weighted_dtypes(("float32", "int32"), ("float16", "float64", "int64", "int8", "uint8", "bfloat16", "bool"))
-IDX = st.sampled_from(("int32", "int64"))
-LOCKING = st.sampled_from((None, True, False))       # None here: the argument is not passed
+IDX = ("int32", "int64")
+LOCKING = (None, True, False)       # None here: the argument is not passed
 VALID = ("SNA-RULE", "SNA-SHAPES", "SNA-RETURN")
 
 
@@ -25,9 +25,9 @@ def _case(x, indices, updates, clauses, note, locking=None, lock_given=False):
 
 def _geometry(draw, min_rank=1):
     """(x shape, N, leading shape of indices) with at least one leading position."""
-    xshape = draw(shapes(min_rank, 4, max_side=4))
-    n = draw(st.integers(1, len(xshape)))
-    lead = draw(shapes(1, 2, min_side=1, max_side=4))
+    xshape = shape_of(draw, min_rank, 4, max_side=4)
+    n = ints(draw, 1, len(xshape))
+    lead = shape_of(draw, 1, 2, min_side=1, max_side=4)
     return xshape, n, lead
 
 
@@ -35,7 +35,7 @@ def _rows(draw, xshape, n, lead, unique=True):
     """Index rows into x.shape[:n]; unique ones where there are enough distinct positions."""
     combos = math.prod(xshape[:n])
     m = math.prod(lead)
-    rng = np.random.RandomState(draw(st.integers(0, 2**32 - 1)))
+    rng = np.random.RandomState(ints(draw, 0, 2**32 - 1))
     flat = rng.choice(combos, size=m, replace=not (unique and m <= combos))
     coords = np.stack(np.unravel_index(flat, xshape[:n]), axis=-1) if n else np.zeros((m, 0), np.int64)
     return coords.reshape(tuple(lead) + (n,))
@@ -47,62 +47,62 @@ def _updates_shape(xshape, n, lead):
 
 @st.composite
 def rule(draw, unique=True):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
     if unique and math.prod(lead) > math.prod(xshape[:n]):
         lead = (math.prod(xshape[:n]),)
-    idx = _rows(draw, xshape, n, lead, unique).astype(dtype_from_name(draw(IDX)))
-    x = draw(arrays(dt, xshape))
-    upd = draw(arrays(dt, _updates_shape(xshape, n, lead)))
+    idx = _rows(draw, xshape, n, lead, unique).astype(dtype_from_name(pick(draw, IDX)))
+    x = array_of(draw, dt, xshape)
+    upd = array_of(draw, dt, _updates_shape(xshape, n, lead))
     note = ("slices" if n < len(xshape) else "elements") + ("" if unique else ", duplicates accumulate")
     clauses = VALID + (() if unique else ("SNA-DUP",))
-    return _case(x, idx, upd, clauses, note, draw(LOCKING))
+    return _case(x, idx, upd, clauses, note, pick(draw, LOCKING))
 
 
 @st.composite
 def duplicates(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
     lead = (max(2, lead[0]),) + tuple(lead[1:])
     idx = _rows(draw, xshape, n, lead, unique=False)
     flat = idx.reshape(-1, n)
     flat[1] = flat[0]                     # at least one repeat: it must accumulate (SNA-DUP)
-    idx = flat.reshape(idx.shape).astype(dtype_from_name(draw(IDX)))
-    x = draw(arrays(dt, xshape))
-    upd = draw(arrays(dt, _updates_shape(xshape, n, lead)))
-    return _case(x, idx, upd, VALID + ("SNA-DUP",), "duplicates accumulate", draw(LOCKING))
+    idx = flat.reshape(idx.shape).astype(dtype_from_name(pick(draw, IDX)))
+    x = array_of(draw, dt, xshape)
+    upd = array_of(draw, dt, _updates_shape(xshape, n, lead))
+    return _case(x, idx, upd, VALID + ("SNA-DUP",), "duplicates accumulate", pick(draw, LOCKING))
 
 
 @st.composite
 def whole_x(draw):
     """N = 0 (allowed: N <= P): every index row addresses all of x; a 0-d x needs exactly this."""
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape = draw(st.one_of(st.just(()), shapes(1, 2, max_side=3)))
-    k = draw(st.integers(1, 3))
-    idx = np.zeros((k, 0), dtype=dtype_from_name(draw(IDX)))
-    x = draw(arrays(dt, xshape))
-    upd = draw(arrays(dt, (k,) + tuple(xshape)))
+    k = ints(draw, 1, 3)
+    idx = np.zeros((k, 0), dtype=dtype_from_name(pick(draw, IDX)))
+    x = array_of(draw, dt, xshape)
+    upd = array_of(draw, dt, (k,) + tuple(xshape))
     clauses = VALID + (("SNA-DUP",) if k > 1 else ())
     return _case(x, idx, upd, clauses, "N=0 addresses all of x" + (" (0-d)" if not xshape else ""))
 
 
 @st.composite
 def empty(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
     lead = (0,) + tuple(lead[1:])
-    idx = np.zeros(tuple(lead) + (n,), dtype=dtype_from_name(draw(IDX)))
-    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))), VALID,
+    idx = np.zeros(tuple(lead) + (n,), dtype=dtype_from_name(pick(draw, IDX)))
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)), VALID,
                  "empty indices")
 
 
 @st.composite
 def index_dtype(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
-    bad = draw(st.sampled_from(("float32", "int16", "int8", "uint8", "float64", "bool")))
+    bad = pick(draw, ("float32", "int16", "int8", "uint8", "float64", "bool"))
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(bad))
-    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
                  VALID + ("SNA-IDX-DTYPE",), f"{bad} indices")
 
 
@@ -115,73 +115,73 @@ LOSSY_PAIRS = (("int32", "float32"), ("int8", "int64"), ("float16", "float64"), 
 
 @st.composite
 def dtype_mismatch(draw, lossy=False):
-    xdt, udt = draw(st.sampled_from(LOSSY_PAIRS if lossy else SAFE_PAIRS))
+    xdt, udt = pick(draw, LOSSY_PAIRS if lossy else SAFE_PAIRS)
     xshape, n, lead = _geometry(draw)
-    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
-    upd = draw(arrays(udt, _updates_shape(xshape, n, lead), specials=False))
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(pick(draw, IDX)))
+    upd = array_of(draw, udt, _updates_shape(xshape, n, lead), specials=False)
     clauses = VALID + ("SNA-DTYPE",) + (("SNA-CONVERT",) if lossy else ())
-    return _case(draw(arrays(xdt, xshape)), idx, upd, clauses, f"{udt} updates into {xdt} x")
+    return _case(array_of(draw, xdt, xshape), idx, upd, clauses, f"{udt} updates into {xdt} x")
 
 
 @st.composite
 def locking(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
-    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
-    lock = draw(st.sampled_from((1, 0, "True", None, 1.0)))
-    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(pick(draw, IDX)))
+    lock = pick(draw, (1, 0, "True", None, 1.0))
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
                  VALID + ("SNA-LOCK",), f"use_locking={lock!r}", lock, lock_given=True)
 
 
 @st.composite
 def updates_shape(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
-    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(draw(IDX)))
+    idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(pick(draw, IDX)))
     good = _updates_shape(xshape, n, lead)
-    how = draw(st.sampled_from(("extra dim", "missing dim", "side +1", "side -1")))
+    how = pick(draw, ("extra dim", "missing dim", "side +1", "side -1"))
     if how == "extra dim":
         shape = (1,) + good
     elif how == "missing dim":
         shape = good[1:]
     else:
-        ax = draw(st.integers(0, len(good) - 1))
+        ax = ints(draw, 0, len(good) - 1)
         delta = 1 if how == "side +1" or good[ax] == 0 else -1
         shape = tuple(s + delta if j == ax else s for j, s in enumerate(good))
-    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, shape)), VALID + ("SNA-UPD-SHAPE",),
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, shape), VALID + ("SNA-UPD-SHAPE",),
                  f"updates shape {list(shape)} != {list(good)}")
 
 
 @st.composite
 def out_of_range(draw):
-    dt = draw(DTYPES)
+    dt = pick(draw, DTYPES)
     xshape, n, lead = _geometry(draw)
-    idt = draw(IDX)
+    idt = pick(draw, IDX)
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(idt))
-    col = draw(st.integers(0, n - 1))
+    col = ints(draw, 0, n - 1)
     size = xshape[col]
     big = (2**31 - 1,) if idt == "int32" else (2**31, 2**32, 2**32 + 1, 2**63 - 1, -2**63)
-    bad = draw(st.sampled_from((size, size + 1, -1, -size, -size - 1) + big))
-    idx.reshape(-1, n)[draw(st.integers(0, idx.size // n - 1)), col] = bad
-    return _case(draw(arrays(dt, xshape)), idx, draw(arrays(dt, _updates_shape(xshape, n, lead))),
+    bad = pick(draw, (size, size + 1, -1, -size, -size - 1) + big)
+    idx.reshape(-1, n)[ints(draw, 0, idx.size // n - 1), col] = bad
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
                  VALID + ("SNA-GAP-RANGE",), f"index {bad} on an axis of size {size}")
 
 
 @st.composite
 def bad_index_rank(draw):
     """SNA-SHAPES: indices of rank 1 (Q < 2), or a last dim N larger than x's rank."""
-    dt = draw(DTYPES)
-    xshape = draw(shapes(1, 3, max_side=4))
-    if draw(st.booleans()):
-        idx = np.asarray([draw(st.integers(0, xshape[0] - 1))], dtype=np.int32)
-        upd = draw(arrays(dt, tuple(xshape[1:])))
+    dt = pick(draw, DTYPES)
+    xshape = shape_of(draw, 1, 3, max_side=4)
+    if coin(draw):
+        idx = np.asarray([ints(draw, 0, xshape[0] - 1)], dtype=np.int32)
+        upd = array_of(draw, dt, tuple(xshape[1:]))
         note = "indices of rank 1"
     else:
         n = len(xshape) + 1
         idx = np.zeros((2, n), dtype=np.int32)
-        upd = draw(arrays(dt, (2,)))
+        upd = array_of(draw, dt, (2,))
         note = f"N={n} > rank {len(xshape)}"
-    return _case(draw(arrays(dt, xshape)), idx, upd, ("SNA-SHAPES",), note)
+    return _case(array_of(draw, dt, xshape), idx, upd, ("SNA-SHAPES",), note)
 
 
 FAMILIES = {

@@ -9,13 +9,11 @@ case ever needs a huge array.
 """
 from __future__ import annotations
 
-import math
-
 from hypothesis import strategies as st
 
 from oracle.dtypes import dtype_name
 
-from .common import arrays, make_case, shape_text, shapes, weighted_dtypes
+from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, weighted_dtypes
 
 DTYPES = weighted_dtypes(("float32", "float64"),
                          ("float16", "bfloat16", "int32", "int64", "int16", "int8", "uint8", "bool"))
@@ -55,15 +53,15 @@ def _case(target, params, clauses, note, source=None):
 
 def _view(draw, max_rank=3, zero_stride=True):
     """(size, stride) of a small view; strides may be zero or overlapping."""
-    size = list(draw(shapes(0, max_rank, min_side=0, max_side=4)))
-    if draw(st.booleans()):
+    size = list(shape_of(draw, 0, max_rank, min_side=0, max_side=4))
+    if coin(draw):
         return size, contiguous(size)
-    return size, [draw(st.integers(0 if zero_stride else 1, 6)) for _ in size]
+    return size, [ints(draw, 0 if zero_stride else 1, 6) for _ in size]
 
 
 def _target(draw, dt=None):
-    dt = dt or draw(DTYPES)
-    return draw(arrays(dt, draw(shapes(0, 3, min_side=0, max_side=4))))
+    dt = dt or pick(draw, DTYPES)
+    return array_of(draw, dt, shape_of(draw, 0, 3, min_side=0, max_side=4))
 
 
 @st.composite
@@ -75,7 +73,7 @@ def empty(draw):
 def storage(draw):
     target = _target(draw)
     dt = dtype_name(target.dtype)
-    source = draw(arrays(dt, (draw(st.integers(0, 12)),)))
+    source = array_of(draw, dt, (ints(draw, 0, 12),))
     return _case(target, {"source_kind": "storage", "probe": _probe(dt)}, ("ST-STORAGE", "ST-ALIAS"), "",
                  source)
 
@@ -85,11 +83,11 @@ def _with_view_args(draw, kind, source_view=None):
     target = _target(draw)
     dt = dtype_name(target.dtype)
     size, stride = _view(draw)
-    offset = draw(st.integers(0, 4))
-    length = max(needed(offset, size, stride), offset) + draw(st.integers(0, 3))
+    offset = ints(draw, 0, 4)
+    length = max(needed(offset, size, stride), offset) + ints(draw, 0, 3)
     params = {"source_kind": kind, "storage_offset": offset, "size": size, "probe": _probe(dt)}
     clauses = ["ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW", "ST-ALIAS"]
-    form = draw(st.sampled_from(("given", "absent", "none")))
+    form = pick(draw, ("given", "absent", "none"))
     if form == "given" or stride != contiguous(size):
         params["stride"] = stride
     elif form == "none":
@@ -101,7 +99,7 @@ def _with_view_args(draw, kind, source_view=None):
         params["source_view"] = source_view(length)
     notes = [n for n, on in (("zero stride", 0 in (params.get("stride") or [])),
                              ("empty view", 0 in size)) if on]
-    return _case(target, params, clauses, ", ".join(notes), draw(arrays(dt, (length,))))
+    return _case(target, params, clauses, ", ".join(notes), array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -112,7 +110,7 @@ def storage_view(draw):
 @st.composite
 def tensor_view(draw):
     # the source is contiguous (ST-E-NONCONTIG otherwise): all of the storage, or a 1-D view of it
-    full = draw(st.booleans())
+    full = coin(draw)
     return _with_view_args(draw, "tensor", None if full else (lambda n: {"offset": 0, "size": [n], "stride": [1]}))
 
 
@@ -121,16 +119,16 @@ def tensor(draw):
     target = _target(draw)
     dt = dtype_name(target.dtype)
     params = {"source_kind": "tensor", "probe": _probe(dt)}
-    if draw(st.booleans()):
-        length = draw(st.integers(0, 12))
+    if coin(draw):
+        length = ints(draw, 0, 12)
         note = "contiguous source"
     else:
         size, stride = _view(draw)
-        offset = draw(st.integers(0, 3))
-        length = max(needed(offset, size, stride), offset) + draw(st.integers(0, 2))
+        offset = ints(draw, 0, 3)
+        length = max(needed(offset, size, stride), offset) + ints(draw, 0, 2)
         params["source_view"] = {"offset": offset, "size": size, "stride": stride}
         note = "source view" + ("" if stride == contiguous(size) else " (non-contiguous)")
-    return _case(target, params, ("ST-TENSOR", "ST-ALIAS"), note, draw(arrays(dt, (length,))))
+    return _case(target, params, ("ST-TENSOR", "ST-ALIAS"), note, array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -139,13 +137,13 @@ def zero_stride_large(draw):
     target = _target(draw)
     dt = dtype_name(target.dtype)
     # NumPy cannot hold a shape whose non-zero sides overflow its byte count, so 2**40, not 2**62
-    size = draw(st.sampled_from(([64, 64], [4096], [16, 16, 16], [2**40, 0], [0, 2**40])))
+    size = pick(draw, ([64, 64], [4096], [16, 16, 16], [2**40, 0], [0, 2**40]))
     stride = [0] * len(size) if 0 not in size else [1] * len(size)
-    kind = draw(st.sampled_from(("storage", "tensor")))
+    kind = pick(draw, ("storage", "tensor"))
     clause = "ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW"
     params = {"source_kind": kind, "storage_offset": 0, "size": size, "stride": stride, "probe": _probe(dt)}
     note = "empty view, huge declared side" if 0 in size else "zero strides, many elements"
-    return _case(target, params, (clause, "ST-ALIAS"), note, draw(arrays(dt, (draw(st.integers(1, 4)),))))
+    return _case(target, params, (clause, "ST-ALIAS"), note, array_of(draw, dt, (ints(draw, 1, 4),)))
 
 
 # ---- documented errors --------------------------------------------------------------
@@ -153,19 +151,19 @@ def zero_stride_large(draw):
 def _err_base(draw, kind=None, dt=None):
     target = _target(draw, dt)
     dt = dtype_name(target.dtype)
-    kind = kind or draw(st.sampled_from(("storage", "tensor")))
+    kind = kind or pick(draw, ("storage", "tensor"))
     size, stride = _view(draw, max_rank=2)
-    offset = draw(st.integers(0, 2))
-    length = max(needed(offset, size, stride), offset) + draw(st.integers(0, 2))
+    offset = ints(draw, 0, 2)
+    length = max(needed(offset, size, stride), offset) + ints(draw, 0, 2)
     params = {"source_kind": kind, "storage_offset": offset, "size": size, "stride": stride, "probe": _probe(dt)}
-    return target, params, draw(arrays(dt, (length,)))
+    return target, params, array_of(draw, dt, (length,))
 
 
 @st.composite
 def wrong_types(draw):
     target, params, source = _err_base(draw)
-    how = draw(st.sampled_from(("offset str", "offset float", "size int", "size str", "size floats",
-                                "stride str", "offset without size", "offset bool", "size bools")))
+    how = pick(draw, ("offset str", "offset float", "size int", "size str", "size floats",
+                                "stride str", "offset without size", "offset bool", "size bools"))
     if how == "offset str":
         params["storage_offset"] = str(params["storage_offset"])
     elif how == "offset float":
@@ -192,18 +190,18 @@ def wrong_types(draw):
 @st.composite
 def out_of_bounds(draw):
     """ST-E-BOUNDS: size equal to self's size, and the view reaches past the source's storage."""
-    dt = draw(DTYPES)
-    target = draw(arrays(dt, draw(shapes(1, 3, min_side=1, max_side=4))))
+    dt = pick(draw, DTYPES)
+    target = array_of(draw, dt, shape_of(draw, 1, 3, min_side=1, max_side=4))
     dt = dtype_name(target.dtype)
     size = list(target.shape)
     stride = contiguous(size)
-    length = draw(st.integers(0, needed(0, size, stride) + 2))
+    length = ints(draw, 0, needed(0, size, stride) + 2)
     reach = needed(0, size, stride)
-    offset = draw(st.sampled_from((max(0, length - reach + 1),) + HUGE))
-    params = {"source_kind": draw(st.sampled_from(("storage", "tensor"))), "storage_offset": offset,
+    offset = pick(draw, (max(0, length - reach + 1),) + HUGE)
+    params = {"source_kind": pick(draw, ("storage", "tensor")), "storage_offset": offset,
               "size": size, "stride": stride, "probe": _probe(dt)}
     return _case(target, params, ("ST-E-BOUNDS",), f"offset {offset}, storage of {length}",
-                 draw(arrays(dt, (length,))))
+                 array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -211,23 +209,23 @@ def out_of_bounds_other_size(draw):
     """ST-GAP-BOUNDS: a view past the storage with a size unlike self's; huge sizes overflow naive checks."""
     target = _target(draw)
     dt = dtype_name(target.dtype)
-    length = draw(st.integers(1, 6))
-    size, stride = draw(st.sampled_from((
+    length = ints(draw, 1, 6)
+    size, stride = pick(draw, (
         ([2**40], [1]), ([2**62], [4]), ([2**63 - 1], [1]), ([2**31, 2**31], [2**31, 1]),
-        ([2**32 + 1], [2**32]), ([3, 2**61], [2**62, 2]), ([length + 1], [1]), ([2, length], [length, 1]))))
+        ([2**32 + 1], [2**32]), ([3, 2**61], [2**62, 2]), ([length + 1], [1]), ([2, length], [length, 1])))
     if list(target.shape) == size:
         size = size + [1]
         stride = stride + [1]
-    params = {"source_kind": draw(st.sampled_from(("storage", "tensor"))), "storage_offset": 0,
+    params = {"source_kind": pick(draw, ("storage", "tensor")), "storage_offset": 0,
               "size": size, "stride": stride, "probe": _probe(dt)}
     return _case(target, params, ("ST-GAP-BOUNDS",), f"size {size} past a storage of {length}",
-                 draw(arrays(dt, (length,))))
+                 array_of(draw, dt, (length,)))
 
 
 @st.composite
 def negative_offset(draw):
     target, params, source = _err_base(draw)
-    params["storage_offset"] = draw(st.sampled_from((-1, -2, -2**31, -2**63)))
+    params["storage_offset"] = pick(draw, (-1, -2, -2**31, -2**63))
     return _case(target, params, ("ST-E-OFFSET",), f"storage_offset {params['storage_offset']}", source)
 
 
@@ -236,7 +234,7 @@ def negative_size(draw):
     target, params, source = _err_base(draw)
     size = list(params["size"]) or [1]
     params["stride"] = list(params["stride"]) or [1]
-    size[draw(st.integers(0, len(size) - 1))] = draw(st.sampled_from((-1, -2, -2**40)))
+    size[ints(draw, 0, len(size) - 1)] = pick(draw, (-1, -2, -2**40))
     params["size"] = size
     return _case(target, params, ("ST-E-NEGSIZE",), f"size {size}", source)
 
@@ -246,7 +244,7 @@ def negative_stride(draw):
     target, params, source = _err_base(draw)
     stride = list(params["stride"]) or [1]
     params["size"] = list(params["size"]) or [1]
-    stride[draw(st.integers(0, len(stride) - 1))] = draw(st.sampled_from((-1, -3, -2**40)))
+    stride[ints(draw, 0, len(stride) - 1)] = pick(draw, (-1, -3, -2**40))
     params["stride"] = stride
     return _case(target, params, ("ST-E-NEGSTRIDE",), f"stride {stride}", source)
 
@@ -254,7 +252,7 @@ def negative_stride(draw):
 @st.composite
 def rank_mismatch(draw):
     target, params, source = _err_base(draw)
-    if draw(st.booleans()):
+    if coin(draw):
         params["stride"] = list(params["stride"]) + [1]
     else:
         params["size"] = list(params["size"]) + [1]
@@ -265,11 +263,11 @@ def rank_mismatch(draw):
 @st.composite
 def too_many_dims(draw):
     target, params, source = _err_base(draw)
-    rank = draw(st.integers(9, 10))
+    rank = ints(draw, 9, 10)
     params["size"], params["stride"] = [1] * rank, [1] * rank
     params["storage_offset"] = 0
     if source.size == 0:        # keep the view in bounds so only the rank is wrong
-        source = draw(arrays(dtype_name(target.dtype), (1,)))
+        source = array_of(draw, dtype_name(target.dtype), (1,))
     return _case(target, params, ("ST-E-MAXDIM",), f"{rank} dims", source)
 
 
@@ -277,32 +275,32 @@ def too_many_dims(draw):
 def noncontiguous_source(draw):
     target = _target(draw)
     dt = dtype_name(target.dtype)
-    rows, cols = draw(st.integers(2, 3)), draw(st.integers(2, 3))
-    view = draw(st.sampled_from(({"offset": 0, "size": [rows, cols], "stride": [1, rows]},
+    rows, cols = ints(draw, 2, 3), ints(draw, 2, 3)
+    view = pick(draw, ({"offset": 0, "size": [rows, cols], "stride": [1, rows]},
                                  {"offset": 0, "size": [rows, cols], "stride": [cols + 1, 1]},
-                                 {"offset": 1, "size": [rows * cols], "stride": [2]})))
+                                 {"offset": 1, "size": [rows * cols], "stride": [2]}))
     length = needed(view["offset"], view["size"], view["stride"]) + 1
     params = {"source_kind": "tensor", "source_view": view, "storage_offset": 0, "size": [2], "stride": [1],
               "probe": _probe(dt)}
     return _case(target, params, ("ST-E-NONCONTIG",), "non-contiguous source with size/stride",
-                 draw(arrays(dt, (length,))))
+                 array_of(draw, dt, (length,)))
 
 
 @st.composite
 def dtype_differs(draw):
     target = _target(draw)
     tdt = dtype_name(target.dtype)
-    sdt = draw(DTYPES.filter(lambda d: d != tdt))
-    kind = draw(st.sampled_from(("tensor", "storage", "tensor view")))
+    sdt = pick(draw, tuple(d for d in DTYPES if d != tdt))
+    kind = pick(draw, ("tensor", "storage", "tensor view"))
     params = {"source_kind": kind.split()[0], "probe": _probe(tdt)}
-    length = draw(st.integers(1, 6))
+    length = ints(draw, 1, 6)
     if kind == "tensor view":           # not covered by ST-E-DTYPE (ST-GAP-DTYPE-VIEW)
         params.update(storage_offset=0, size=[length], stride=[1])
         clauses = ("ST-TENSOR-VIEW",)
     else:
         clauses = ("ST-E-DTYPE",) + (("ST-GAP-EXAMPLE",) if (tdt, sdt, kind) == ("float64", "float32", "tensor")
                                      else ())
-    return _case(target, params, clauses, f"{sdt} source into {tdt} self", draw(arrays(sdt, (length,))))
+    return _case(target, params, clauses, f"{sdt} source into {tdt} self", array_of(draw, sdt, (length,)))
 
 
 FAMILIES = {
