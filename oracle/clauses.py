@@ -164,6 +164,8 @@ _ROWS = {
         ("ST-GAP-DTYPE-VIEW", "gap", "set_(tensor, offset, size, stride) with a dtype other than self's is not "
                                      "covered", True),
         ("ST-GAP-BOOLINT", "gap", "a bool where an int is required (Python's bool is an int): not stated", True),
+        ("ST-GAP-DEFAULT-ARG", "gap", "set_(source, storage_offset=0) without size: excluded by the list of "
+                                      "legal signatures, admitted by the prototype's default", True),
     ],
 }
 

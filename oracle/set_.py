@@ -4,9 +4,10 @@ A tensor is (storage, offset, size, stride); element t[i] is storage[offset + su
 The oracle's result is a NumPy view into the very storage array, so aliasing (ST-ALIAS) is real.
 
 Readings the document leaves to the oracle:
-- the legal signatures are the five the page lists; arguments equal to the prototype's defaults
-  (storage_offset=0, size=None, stride=None) count as not passed, so `set_(src, storage_offset=3)` without
-  a size matches no signature: ST-E-TYPE (TypeError, "argument count");
+- the legal signatures are the five the page lists, so `set_(src, storage_offset=3)` without a size
+  matches none: ST-E-TYPE (TypeError, "argument count"); size=None / stride=None are the prototype's
+  defaults and count as not passed; an explicit storage_offset=0 without size is open
+  (ST-GAP-DEFAULT-ARG: the signature list excludes it, the prototype's default admits it);
 - storage_offset is absolute in the storage (the source tensor's own offset does not add to it);
 - an empty view addresses no storage, so it is never out of bounds;
 - `set_()` leaves self empty of shape (0,); with no source, `source_after_fill` is an empty array.
@@ -148,6 +149,11 @@ def _check_types(kind, args, clauses):
         bad(f"set_() with {', '.join(sorted(args))} but no source")
     if "size" not in args and (args.get("storage_offset", 0) != 0 or args.get("stride") is not None):
         bad("storage_offset/stride without size: no documented signature takes them")
+    if "size" not in args and "storage_offset" in args:
+        # The page's list of legal signatures has no set_(source, storage_offset) (ST-E-TYPE would reject
+        # it), yet its prototype gives storage_offset the default 0, so passing 0 may mean "not passed".
+        op.note("ST-GAP-DEFAULT-ARG", "storage_offset=0 passed without size: the signature list excludes "
+                                      "it, the prototype's default admits it")
     off = args.get("storage_offset", 0)
     if isinstance(off, (bool, np.bool_)):
         op.note("ST-GAP-BOOLINT", f"storage_offset={off!r}")

@@ -298,7 +298,9 @@ def add_record(m: Model, rec: dict):
         m.case_ops[rec["case_id"]] = op
     if verdict in FAILING:
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
-        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None), rec)
+        # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
+        decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
+        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided), rec)
 
 
 def attribute_failures(m: Model) -> None:
@@ -308,8 +310,8 @@ def attribute_failures(m: Model) -> None:
     (op, adapter, verdict, cited clauses, documented error clause), so this
     costs one step per distinct group, not per record.
     """
-    for (op, adapter, verdict, clauses, err), pg in m.pending.items():
-        blamed = blame(clauses, err, m.citations, m.kinds)
+    for (op, adapter, verdict, clauses, err, decided), pg in m.pending.items():
+        blamed = blame(decided, err, m.citations, m.kinds)
         for c in clauses:
             m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
         key = (op, adapter, verdict, blamed)

@@ -66,7 +66,7 @@ def case_record(run_id: str, verdict, case) -> dict:
     rec = {"record": "case", "schema": SCHEMA, "run_id": run_id, "case_id": case.id, "op": case.op,
            "adapter": verdict.adapter, "adapter_version": verdict.adapter_version,
            "native_api": verdict.native_api, "verdict": verdict.verdict, "clauses": list(verdict.clauses),
-           "expected": verdict.expected, "outcome": verdict.outcome, "notes": list(verdict.notes)}
+           "decided_by": list(verdict.decided_by), "expected": verdict.expected, "outcome": verdict.outcome, "notes": list(verdict.notes)}
     if verdict.error:
         rec["error"] = _jsonable(verdict.error)
     if verdict.mismatch:

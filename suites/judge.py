@@ -28,6 +28,8 @@ class Verdict:
     adapter_version: str = ""
     native_api: str = ""
     clauses: tuple = ()
+    decided_by: tuple = ()              # the clauses the oracle's answer rests on (Expectation.clauses)
+    dtypes: tuple = ()                  # the case's input dtypes, so a pattern can name one (bfloat16)
     expected: str = ""                  # summary of the Expectation
     outcome: str = ""                   # summary of what the adapter did
     notes: list = field(default_factory=list)
@@ -44,8 +46,9 @@ class Verdict:
         return self.verdict in DIVERGENT
 
     def key(self) -> str:
-        """What an expectations-file glob matches: op/verdict/sorted clauses/case id."""
-        return f"{self.op}/{self.verdict}/{','.join(sorted(self.clauses))}/{self.case_id}"
+        """What an expectations-file glob matches: op/verdict/sorted clauses/sorted dtypes/case id."""
+        return (f"{self.op}/{self.verdict}/{','.join(sorted(self.clauses))}/{','.join(sorted(self.dtypes))}/"
+                f"{self.case_id}")
 
 
 def judge(case, expectation, outcome, adapter) -> Verdict:
@@ -55,6 +58,7 @@ def judge(case, expectation, outcome, adapter) -> Verdict:
                 adapter_version=_text(getattr(adapter, "version", "")),
                 native_api=outcome.native_api or adapter.native_api(case.op, case),
                 clauses=tuple(sorted(set(case.clauses) | set(expectation.clauses))),
+                decided_by=tuple(expectation.clauses), dtypes=case.dtypes(),
                 expected=expectation.summary(), outcome=outcome_text, notes=notes,
                 elapsed_s=outcome.elapsed_s, **extra)
     if verdict != "pass":
