@@ -13,6 +13,7 @@ that merely lists adapters must not pay that.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -66,7 +67,10 @@ class MindsporeAdapter(Adapter):
         # Without this an error surfaces at a later sync, on another case's tensor.
         ms.runtime.launch_blocking()
         self._ms = ms
-        self._capture = FdCapture(2)
+        # In a worker (adapters/pool.py sets CONFORM_WORKER) fd 2 is already captured per case and
+        # survives a crash; a redirect of our own would take mindspore's last [ERROR] lines down
+        # with the process.  In-process, nothing else collects them.
+        self._capture = None if os.environ.get("CONFORM_WORKER") else FdCapture(2)
 
     def supports(self, op: str, dtypes=()) -> tuple:
         if op not in self.ops:
@@ -85,7 +89,7 @@ class MindsporeAdapter(Adapter):
         if self._ms is None:
             self.setup()
         api = self.native_api(case.op, case)
-        with self._capture as cap:
+        with (self._capture or contextlib.nullcontext()) as cap:
             try:
                 outcome = self._run(case)
             except (KeyboardInterrupt, SystemExit):
@@ -93,7 +97,8 @@ class MindsporeAdapter(Adapter):
             except BaseException as e:      # the framework's failure is the result, whatever it is
                 outcome = Outcome.raised(e)
         if outcome.kind == "raised":
-            outcome.stderr = error_lines(cap.text)
+            if cap is not None:
+                outcome.stderr = error_lines(cap.text)
             outcome.message = _strip_rules(outcome.message)
         outcome.native_api = api
         return outcome
@@ -272,7 +277,7 @@ class FdCapture:
         self._file.seek(0)
         raw = self._file.read()
         if raw:
-            os.write(self.fd, raw)      # the worker's own stderr capture still sees it
+            os.write(self.fd, raw)      # pass it on: the caller's terminal or log still shows it
         self.text = raw.decode("utf-8", "replace")
         return False
 

@@ -168,6 +168,20 @@ def _send_outcome(wfd, out):
         wire.send(wfd, head, good)
 
 
+def _die_with_parent() -> None:
+    """Have the kernel SIGKILL this worker when the harness dies: a SIGKILLed `conform run` cannot stop a
+    worker stuck in a candidate's hang, which would otherwise live on.  Linux only.  The signal comes when
+    the harness *thread* that started the worker ends; the runner closes its workers before its threads end."""
+    try:
+        prctl = ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):
+        return
+    import signal
+    prctl(1, int(signal.SIGKILL), 0, 0, 0)      # PR_SET_PDEATHSIG
+    if os.getppid() == 1:       # the harness died before the call
+        os._exit(1)
+
+
 OUTPUT_LIMIT = 1 << 30      # bytes the worker may write to one file (its captured stderr included)
 
 
@@ -178,6 +192,7 @@ def main(argv=None) -> int:
     ap.add_argument("--wfd", type=int, required=True)
     ap.add_argument("--memory-mb", type=int, default=0)
     args = ap.parse_args(argv)
+    _die_with_parent()
     # The candidate's prints go to the captured stderr, never onto a protocol pipe.
     os.dup2(2, 1)
     sys.stdout = sys.stderr

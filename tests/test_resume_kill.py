@@ -159,3 +159,23 @@ def test_resume_refuses_damage_other_than_a_torn_last_line(tmp_path, corpus):
     assert f"{results}:6" in r.stderr, r.stderr[-1000:]
     json.loads(lines[1])      # the file was left as it was: nothing appended after the refusal
     assert open(results, "rb").read() == b"\n".join(lines)
+
+
+def test_a_worker_stuck_in_a_hang_dies_with_a_sigkilled_harness(tmp_path):
+    # The harness cannot time the case out once it is dead: the worker must not live on in the hang.
+    from bad_adapters import write_corpus
+    from misbehaving_adapters import clip_case
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("ok"), clip_case("hang"), clip_case("after")])
+    out = tmp_path / "out"
+    token = str(tmp_path)
+    args = ["run", "--adapter", "misbehaving_adapters:Stubborn", "--corpus", str(corpus), "--out", str(out),
+            "--case-timeout", "120", "--no-report"]
+    kill_when(token, args, str(out / "results.jsonl"), 1)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and processes_with(token):
+        time.sleep(0.05)
+    left = processes_with(token)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], f"actual: worker(s) {left} alive after the harness was SIGKILLed; expected: none"
