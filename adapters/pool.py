@@ -29,6 +29,10 @@ from .registry import AdapterError
 from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
+# A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
+# candidate cannot take the machine.  Resident, not address space: mindspore maps ~10 GB it never uses.
+RSS_LIMIT_MB = int(os.environ.get("CONFORM_WORKER_RSS_MB", "8192"))
+RSS_POLL_S = 0.25
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
 PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's 64 KiB, so writes never block
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -200,11 +204,16 @@ class WorkerHandle:
             # Poll even when the time is up: a reply may have arrived while another worker was awaited.
             left = max(0.0, deadline - time.monotonic())
             try:
-                ready, _, _ = select.select([self._rfd], [], [], left)
+                ready, _, _ = select.select([self._rfd], [], [], min(left, RSS_POLL_S))
             except InterruptedError:
                 continue
             if ready:
                 break
+            rss = _rss_mb(self.proc.pid) if self.proc is not None else 0
+            if rss > RSS_LIMIT_MB:
+                self._over_memory = (rss, self._stderr())
+                self._stop()
+                return None
             if left <= 0:
                 raise TimeoutError
         try:
@@ -305,6 +314,11 @@ class WorkerHandle:
     def _crashed(self) -> Outcome:
         stderr = self._stderr()     # what the crashing case wrote (the worker truncates after each case)
         garbled, self._garbled = getattr(self, "_garbled", ""), ""
+        over, self._over_memory = getattr(self, "_over_memory", None), None
+        if over:
+            return Outcome(CRASHED, signal=signal.SIGKILL, stderr=over[1],
+                           message=f"worker killed: resident memory {over[0]} MB passed the limit of "
+                                   f"{RSS_LIMIT_MB} MB (CONFORM_WORKER_RSS_MB)")
         if garbled and self.proc is not None and not _exited(self.proc.pid, 0.2):
             self._stop()            # alive: the harness kills it, which is no signal of the candidate's
             return Outcome(CRASHED, signal=None, stderr=stderr,
@@ -404,3 +418,11 @@ def _signame(sig: int) -> str:
         return signal.Signals(sig).name
     except ValueError:
         return "unknown"
+
+
+def _rss_mb(pid) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+    except (OSError, ValueError, IndexError):
+        return 0        # gone, or no /proc: nothing to watch

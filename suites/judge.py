@@ -74,6 +74,8 @@ def _decide(exp, out):
     """(verdict, outcome summary, notes, extra Verdict fields)."""
     if out.kind == CRASHED:
         what = f"crashed: signal {out.signal} ({_signame(out.signal)})" if out.signal else f"crashed: {out.message}"
+        if out.signal and "resident memory" in out.message:     # the pool's watchdog, not the candidate
+            what = f"crashed: {out.message}"
         return "crash", what, [], {"error": _error(exp, out)}
     if out.kind == TIMED_OUT:
         return "timeout", f"timed out after {out.seconds:g} s", [], {"error": _error(exp, out)}

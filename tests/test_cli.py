@@ -216,9 +216,9 @@ def test_three_shards_partition_the_corpus_and_merge_to_the_full_run(tmp_path, l
     strip = lambda rs: [{k: v for k, v in r.items() if k not in (*TIMING, "run_id")} for r in rs]  # noqa: E731
     assert strip(sharded) == strip(sorted(full, key=key))
     r = conform("merge", *parts, "--out", str(tmp_path / "merged"))
-    if r.returncode == 0:   # `conform merge` comes from the report package
-        merged = sorted(records(str(tmp_path / "merged" / "results.jsonl")), key=key)
-        assert strip(merged) == strip(sorted(full, key=key))
+    assert r.returncode == 0, r.stderr
+    merged = sorted(records(str(tmp_path / "merged" / "results.jsonl")), key=key)
+    assert strip(merged) == strip(sorted(full, key=key))
 
 
 def test_two_runs_give_identical_results_apart_from_timings(tmp_path, corpus):

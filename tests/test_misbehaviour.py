@@ -111,6 +111,17 @@ def test_a_c_level_leak_hits_the_same_limit(run_candidate):
     assert got["ok"]["verdict"] == "pass"
 
 
+def test_without_an_address_space_limit_the_resident_memory_watchdog_kills_the_leak(run_candidate, monkeypatch):
+    # The default guard: no --memory-mb, so the leak runs until the pool sees the worker's resident
+    # memory pass its limit (lowered here from the 8 GB default to keep the test small).
+    from adapters import pool
+    monkeypatch.setattr(pool, "RSS_LIMIT_MB", 400)
+    got, _, _ = run_candidate("Leaker", ["leak-all", "ok"], case_timeout=60)
+    v = got["leak-all"]
+    assert v["verdict"] == "crash" and "resident memory" in v["outcome"], v["outcome"]
+    assert got["ok"]["verdict"] == "pass"
+
+
 def test_memory_kept_across_cases_does_not_poison_later_cases(run_candidate):
     # Each leak-some case keeps 200 MB for good; the limit is reached on one of them. The cases after
     # the MemoryError must get a worker with its memory back, not inherit the exhausted one.
