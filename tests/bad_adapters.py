@@ -177,7 +177,10 @@ def clip_case(label="", x=(1.0, 5.0, 9.0), lo=2.0, hi=6.0, dtype="float32"):
         params["min"] = {"kind": "float", "value": float(lo)}
     if hi is not None:
         params["max"] = {"kind": "float", "value": float(hi)}
-    return Case(op="clip", inputs={"x": np.array(x, dtype=dtype)}, params=params,
+    from oracle.dtypes import dtype_from_name
+    # by the suite's name: NumPy's "bfloat16" is mindspore's type once mindspore is imported in this process
+    dt = dtype_from_name(dtype) if isinstance(dtype, str) else dtype
+    return Case(op="clip", inputs={"x": np.array(x, dtype=dt)}, params=params,
                 clauses=("CL-FORMULA",), label=label)
 
 
