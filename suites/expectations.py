@@ -1,7 +1,7 @@
 """Expected divergences per adapter: `suites/expectations/<adapter>.txt`, one `<glob> :: <reason>` per line.
 
 The glob (fnmatch, case-sensitive) matches a verdict's key
-`{op}/{verdict}/{sorted clauses joined by ','}/{sorted input dtypes joined by ','}/{case_id}`.  Blank lines and
+`{op}/{verdict}/{sorted clauses joined by ','}/{sorted input dtypes joined by ','}/{sorted input ranks as name:Nd joined by ','}/{case_id}`.  Blank lines and
 lines starting with '#' are ignored; a line without a reason is an error.
 """
 from __future__ import annotations

@@ -30,6 +30,7 @@ class Verdict:
     clauses: tuple = ()
     decided_by: tuple = ()              # the clauses the oracle's answer rests on (Expectation.clauses)
     dtypes: tuple = ()                  # the case's input dtypes, so a pattern can name one (bfloat16)
+    ranks: tuple = ()                   # "name:Nd" per input, so a pattern can name a rank (x:1d)
     expected: str = ""                  # summary of the Expectation
     outcome: str = ""                   # summary of what the adapter did
     notes: list = field(default_factory=list)
@@ -46,9 +47,25 @@ class Verdict:
         return self.verdict in DIVERGENT
 
     def key(self) -> str:
-        """What an expectations-file glob matches: op/verdict/sorted clauses/sorted dtypes/case id."""
-        return (f"{self.op}/{self.verdict}/{','.join(sorted(self.clauses))}/{','.join(sorted(self.dtypes))}/"
-                f"{self.case_id}")
+        """What an expectations-file glob matches: op/verdict/clauses/dtypes/ranks/case id."""
+        return divergence_key(self.op, self.verdict, self.clauses, self.dtypes, self.ranks, self.case_id)
+
+
+def divergence_key(op, verdict, clauses, dtypes, ranks, case_id) -> str:
+    return (f"{op}/{verdict}/{','.join(sorted(clauses))}/{','.join(sorted(set(dtypes)))}/"
+            f"{','.join(sorted(ranks))}/{case_id}")
+
+
+def input_ranks(shapes) -> tuple:
+    """{input name: shape} -> ("index:2d", "input:2d", ...)."""
+    return tuple(sorted(f"{name}:{len(shape)}d" for name, shape in shapes.items()))
+
+
+def record_key(rec) -> str:
+    """Verdict.key() of a results record (dtypes and ranks read from its encoded case)."""
+    inputs = rec["case"]["inputs"]
+    return divergence_key(rec["op"], rec["verdict"], rec["clauses"], {a["dtype"] for a in inputs.values()},
+                          input_ranks({k: a["shape"] for k, a in inputs.items()}), rec["case_id"])
 
 
 def judge(case, expectation, outcome, adapter) -> Verdict:
@@ -59,6 +76,7 @@ def judge(case, expectation, outcome, adapter) -> Verdict:
                 native_api=outcome.native_api or adapter.native_api(case.op, case),
                 clauses=tuple(sorted(set(case.clauses) | set(expectation.clauses))),
                 decided_by=tuple(expectation.clauses), dtypes=case.dtypes(),
+                ranks=input_ranks({k: a.shape for k, a in case.inputs.items()}),
                 expected=expectation.summary(), outcome=outcome_text, notes=notes,
                 elapsed_s=outcome.elapsed_s, **extra)
     if verdict != "pass":

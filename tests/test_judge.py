@@ -172,7 +172,7 @@ def test_verdict_carries_clauses_api_and_key():
     v = judge(CASE, clip_expectation(CASE), Outcome.raised(TypeError("no")), A)
     assert v.clauses == ("CL-FORMULA",) and v.native_api == "GoodClip.clip" and v.adapter == "good"
     assert v.adapter_version == "0.0-test"
-    assert v.key() == f"clip/unexpected-error/CL-FORMULA/float32/{CASE.id}"
+    assert v.key() == f"clip/unexpected-error/CL-FORMULA/float32/x:1d/{CASE.id}"
 
 
 def test_large_arrays_are_not_copied_into_the_verdict():
