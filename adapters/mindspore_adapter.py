@@ -23,6 +23,7 @@ import numpy as np
 from . import convert
 from .base import RETURNED, Adapter, Outcome
 from .convert import from_ms, ms_dtype, py_literal, to_ms
+from .repro import bound_text
 
 PIN = "2.10.0"
 
@@ -311,14 +312,7 @@ def _tensor_text(expr, a):
 
 
 def _bound_text(case, which):
-    spec = case.params.get(which)
-    if spec is None:
-        return "None"
-    if spec["kind"] == "tensor":
-        return which
-    if spec["kind"] == "element":
-        return f"Tensor({py_literal(spec['value'])}, dtype=mindspore.{spec['dtype']})"
-    return py_literal(spec["value"])
+    return bound_text(case, which, lambda v, dt: f"Tensor({py_literal(v)}, dtype=mindspore.{dt})")
 
 
 def _call_lines(case, variant):

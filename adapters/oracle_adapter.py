@@ -156,15 +156,8 @@ def _repro_setitem(case):
 
 
 def _bound_text(case, which):
-    from .repro import scalar_text
-    spec = case.params.get(which)
-    if spec is None:
-        return "None"
-    if spec["kind"] == "tensor":
-        return which
-    if spec["kind"] == "element":
-        return f"oracle.Element({scalar_text(spec['value'])}, {spec['dtype']!r})"
-    return scalar_text(spec["value"])
+    from .repro import bound_text, scalar_text
+    return bound_text(case, which, lambda v, dt: f"oracle.Element({scalar_text(v)}, {dt!r})")
 
 
 def _repro_clip(case):

@@ -98,3 +98,16 @@ def call_text(case, native_api: str) -> str:
 def generic_repro(case, native_api: str) -> str:
     lines = [header_comment(case), *imports_for(case), *input_lines(case), call_text(case, native_api)]
     return "\n".join(lines) + "\n"
+
+
+def bound_text(case, which, element) -> str:
+    """The text of clip's `min`/`max` argument: None, the tensor's name, an Element built by
+    `element(value, dtype_name)` in the framework's own syntax, or a scalar literal."""
+    spec = case.params.get(which)
+    if spec is None:
+        return "None"
+    if spec["kind"] == "tensor":
+        return which
+    if spec["kind"] == "element":
+        return element(spec["value"], spec["dtype"])
+    return scalar_text(spec["value"])

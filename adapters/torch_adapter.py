@@ -16,6 +16,7 @@ import warnings
 from .base import RETURNED, Adapter, Outcome
 from . import convert
 from .convert import from_torch, is_bf16, py_literal, to_torch, torch_dtype
+from .repro import bound_text
 
 PIN = "2.13.0"
 
@@ -189,14 +190,7 @@ def _tensor_text(expr, a):
 
 
 def _bound_text(case, which):
-    spec = case.params.get(which)
-    if spec is None:
-        return "None"
-    if spec["kind"] == "tensor":
-        return which
-    if spec["kind"] == "element":
-        return f"torch.tensor({py_literal(spec['value'])}, dtype=torch.{spec['dtype']})"
-    return py_literal(spec["value"])
+    return bound_text(case, which, lambda v, dt: f"torch.tensor({py_literal(v)}, dtype=torch.{dt})")
 
 
 def _call_lines(case):

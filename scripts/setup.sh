@@ -13,8 +13,15 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 say "installing tensor-conformance and the frameworks (torch 2.13.0 CPU, mindspore 2.10.0, pypto 0.2.0)"
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[all]'
+log=$(mktemp)
+# pip's output goes to a log shown only on failure: a clean install says nothing.
+if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e '.[all]'; } >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    say "pip install failed (above)"
+    exit 1
+fi
+rm -f "$log"
 
 # The browser test drives a real chromium; only Debian's package works here (no browser downloads).
 if ! command -v chromium >/dev/null 2>&1; then

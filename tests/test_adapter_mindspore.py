@@ -7,6 +7,7 @@ import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.mindspore_adapter import MindsporeAdapter, MindsporeVariantAdapter
+from adapter_helpers import assert_same, exec_repro, run_ok
 from oracle.case import Case
 from oracle.dtypes import BFLOAT16
 
@@ -32,30 +33,10 @@ def variant():
     return a
 
 
-def run_ok(adapter, case):
-    out = adapter.run(case)
-    assert out.kind == RETURNED, (
-        f"actual: {out.kind} {out.exc_type}: {out.message[:300]}\nexpected: returned\n"
-        f"call: {out.native_api}\nrepro:\n{adapter.repro(case)}")
-    return out.arrays
 
 
-def assert_same(actual, expected, what, adapter, case):
-    expected = np.asarray(expected)
-    ok = actual.dtype == expected.dtype and actual.shape == expected.shape and np.array_equal(
-        actual.view(np.uint8), np.ascontiguousarray(expected).view(np.uint8))
-    assert ok, (f"actual {what}: {actual.dtype}{list(actual.shape)} {actual.tolist()}\n"
-                f"expected: {expected.dtype}{list(expected.shape)} {expected.tolist()}\n"
-                f"call: {adapter.native_api(case.op, case)}\nrepro:\n{adapter.repro(case)}")
 
 
-def exec_repro(adapter, case):
-    ns = {}
-    try:
-        exec(compile(adapter.repro(case), f"<repro {case.id}>", "exec"), ns)
-    except Exception as e:        # the snippet reproduces a failure: that is its job
-        return e
-    return ns
 
 
 def scatter_doc_expected():

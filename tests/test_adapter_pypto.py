@@ -16,6 +16,7 @@ import pytest
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.pypto_adapter import PyptoAdapter
 from adapters.pypto_runtime import calculator, patches
+from adapter_helpers import assert_same, run_ok
 from oracle.case import Case
 from suites.doc_examples import doc_examples
 
@@ -37,20 +38,8 @@ def _examples(op):
     return [(c, out) for c, out in doc_examples() if c.op == op and out]
 
 
-def run_ok(adapter, case):
-    out = adapter.run(case)
-    assert out.kind == RETURNED, (
-        f"actual: {out.kind} {out.exc_type}: {out.message[:300]}\nexpected: returned\n"
-        f"call: {out.native_api}\nrepro:\n{adapter.repro(case)}")
-    return out.arrays
 
 
-def assert_same(actual, expected, what, adapter, case):
-    expected = np.asarray(expected)
-    ok = actual.dtype == expected.dtype and actual.shape == expected.shape and np.array_equal(actual, expected)
-    assert ok, (f"actual {what}: {actual.dtype}{list(actual.shape)} {actual.tolist()}\n"
-                f"expected: {expected.dtype}{list(expected.shape)} {expected.tolist()}\n"
-                f"call: {adapter.native_api(case.op, case)}\nrepro:\n{adapter.repro(case)}")
 
 
 # Doc examples pypto's interpreter does not reproduce; suites/expectations/pypto.txt lists them with reasons.

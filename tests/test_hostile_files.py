@@ -6,7 +6,6 @@ declared size alone (measured with tracemalloc, which sees NumPy's buffers).
 """
 import base64
 import json
-import os
 import re
 import tracemalloc
 
