@@ -101,7 +101,8 @@ class WorkerHandle:
         self._queue = deque()             # _Items sent or waiting to be sent, oldest first
         self._ready = deque()             # outcomes read early (while waiting for a repro), in order
         self._last_reply = 0.0
-        self._cwd = tempfile.mkdtemp(prefix="conform-worker-")
+        _sweep_orphans()
+        self._cwd = tempfile.mkdtemp(prefix=f"conform-worker-{os.getpid()}-")
         try:
             hello = self._start()
         except BaseException:
@@ -426,3 +427,23 @@ def _rss_mb(pid) -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
     except (OSError, ValueError, IndexError):
         return 0        # gone, or no /proc: nothing to watch
+
+
+_swept = False
+
+
+def _sweep_orphans():
+    """Remove the worker folders of harnesses that died without cleaning up (SIGKILL, power loss).
+
+    A folder is named after the harness's pid; one whose harness is gone belongs to nobody."""
+    global _swept
+    if _swept or not os.path.isdir("/proc/self"):     # no /proc: no way to tell the dead from the living
+        return
+    _swept = True
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        parts = name.split("-")
+        if len(parts) >= 4 and name.startswith("conform-worker-") and parts[2].isdigit():
+            pid = int(parts[2])
+            if pid != os.getpid() and not os.path.exists(f"/proc/{pid}"):
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
