@@ -51,7 +51,7 @@ class Adapter:
     """
 
     name = "base"
-    execution = "in-process Python"     # how values are computed, shown in reports
+    execution = "Python"     # how values are computed, shown in reports (the harness adds how it is isolated)
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
     case_timeout = None                 # per-case default in seconds for this adapter (None: the runner's)
 

@@ -30,7 +30,7 @@ PIN = "2.10.0"
 
 class MindsporeAdapter(Adapter):
     name = "mindspore"
-    execution = "mindspore (CPU, synchronous kernel launches) in a worker process"
+    execution = "mindspore CPU, synchronous kernel launches"
     package = "mindspore"
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 

@@ -16,7 +16,7 @@ from .base import RAISED, Adapter, Outcome
 
 class OracleAdapter(Adapter):
     name = "oracle"
-    execution = "NumPy reference oracle, in-process Python"
+    execution = "NumPy reference oracle"
 
     def version(self) -> str:
         try:

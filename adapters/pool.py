@@ -57,7 +57,7 @@ class InProcessHandle:
         ok, reason = self.adapter.available()
         self.available, self.reason = bool(ok), reason or ""
         self.name = self.adapter.name
-        self.execution = self.adapter.execution
+        self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""

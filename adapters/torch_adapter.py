@@ -31,7 +31,7 @@ NATIVE = {
 
 class TorchAdapter(Adapter):
     name = "torch"
-    execution = "torch (CPU build) in a worker process"
+    execution = "torch CPU build"
 
     def __init__(self):
         self._torch = None
