@@ -61,8 +61,7 @@ def _spec_error(e) -> Outcome:
     out = Outcome.raised(e)
     documented = getattr(e, "documented", None)
     if documented:
-        out = Outcome(RAISED, exc_type=documented, exc_mro=(documented, *out.exc_mro),
-                      message=f"[{getattr(e, 'clause', '?')}] {out.message}")
+        out = Outcome(RAISED, exc_type=documented, exc_mro=(documented, *out.exc_mro), message=out.message)
     return out
 
 
@@ -121,7 +120,7 @@ def _set_(oracle, case):
         source = oracle.Storage(storage)
     elif kind == "tensor":
         source = _view(storage, p.get("source_view"))
-    kw = {k: p[k] for k in ("storage_offset", "size", "stride") if k in p}
+    kw = {k: p[k] for k in ("storage_offset", "size", "stride", "source_device") if k in p}
     result = oracle.set_(inp["target"].copy(), source, **kw)
     outs = {"self": np.array(result, copy=True)}
     if p.get("probe") is not None and source is not None and result.size:
@@ -194,7 +193,7 @@ def _repro_set_(case):
             lines.append(f"source = np.lib.stride_tricks.as_strided(source[{v['offset']}:], shape={tuple(v['size'])!r}, "
                          f"strides=tuple(s * source.itemsize for s in {tuple(v['stride'])!r}))")
         src = "source"
-    kw = [f"{k}={scalar_text(p[k])}" for k in ("storage_offset", "size", "stride") if k in p]
+    kw = [f"{k}={scalar_text(p[k])}" for k in ("storage_offset", "size", "stride", "source_device") if k in p]
     lines.append(f"self_ = oracle.set_(target, {', '.join([src] * bool(src) + kw)})")
     if p.get("probe") is not None and src:
         lines.append(f"self_.fill({scalar_text(p['probe'])})   # writes through to the source (ST-ALIAS)")

@@ -149,6 +149,8 @@ def _scatter_nd_add(torch, case):
 def _set_(torch, case):
     t = _inputs(case)
     target, p = t["target"], case.params
+    if p.get("source_device") == "other" and "source" in t:
+        t["source"] = t["source"].to("meta")     # torch's other device on a CPU-only machine
     source, reread = convert.set_source(case, t, _torch_storage, _torch_view)
     args = () if source is None else (source,)
     target.set_(*args, **convert.set_kwargs(case))
@@ -208,6 +210,8 @@ def _call_lines(case):
         return ["out = x.index_put_(tuple(indices.unbind(-1)), updates, accumulate=True)", "print(out, x)"]
     kind = p.get("source_kind", "none")
     lines, src = [], "source"
+    if p.get("source_device") == "other" and kind != "none":
+        lines.append('source = source.to("meta")   # another device than target\'s')
     if kind == "storage":
         lines.append("src = source.storage()   # TypedStorage: keeps the dtype")
         src = "src"

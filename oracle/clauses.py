@@ -157,8 +157,7 @@ _ROWS = {
         ("ST-E-MAXDIM", "err", "more than 8 dims: RuntimeError"),
         ("ST-E-NONCONTIG", "err", "a non-contiguous source tensor together with size/stride: RuntimeError"),
         ("ST-E-DTYPE", "err", "set_(tensor) alone with a different dtype, or a Storage of another dtype: RuntimeError"),
-        ("ST-E-DEVICE", "err", "source on another device: RuntimeError (no device in the oracle's model: no case "
-                               "reaches it)"),
+        ("ST-E-DEVICE", "err", "source on another device: RuntimeError"),
         ("ST-EX-1", "ex", "the float64-target / float32-source example printing [10, 20, 30]"),
         ("ST-GAP-EXAMPLE", "gap", "ST-EX-1 contradicts ST-E-DTYPE (the example's dtypes differ)"),
         ("ST-GAP-DTYPE-VIEW", "gap", "set_(tensor, offset, size, stride) with a dtype other than self's is not "

@@ -131,7 +131,10 @@ def expect_set_(case):
     probe = case.params.get("probe")
     if probe is not None and not isinstance(probe, (int, float)):
         raise ValueError(f"malformed set_ case {case.id}: probe {probe!r} is not a number")
-    return _set.solve(target, kind, storage, view, args, probe)
+    device = case.params.get("source_device", "same")
+    if device not in ("same", "other"):
+        raise ValueError(f"malformed set_ case {case.id}: source_device {device!r} (same or other)")
+    return _set.solve(target, kind, storage, view, args, probe, other_device=device == "other")
 
 
 def _source_view(case, storage):

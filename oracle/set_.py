@@ -95,8 +95,9 @@ def storage_of(a: np.ndarray):
     raise ValueError("cannot locate the storage of this array: pass a view of a contiguous buffer or a Storage")
 
 
-def apply(target, kind, storage, src_view, args):
-    """Run set_ on the model. `args` holds the keyword arguments actually passed.
+def apply(target, kind, storage, src_view, args, other_device=False):
+    """Run set_ on the model. `args` holds the keyword arguments actually passed; `other_device`: the
+    source lives on another device than self.
 
     Returns (self as a view into `storage`, the source as the user sees it, clauses); raises SpecError /
     Unspecified."""
@@ -104,6 +105,8 @@ def apply(target, kind, storage, src_view, args):
     # size=None / stride=None are the prototype's defaults: passing them is not passing them
     args = {k: v for k, v in args.items() if not (k in ("size", "stride") and v is None)}
     _check_types(kind, args, clauses)
+    if other_device and kind != "none":     # ST-E-DEVICE
+        raise SpecError("ST-E-DEVICE", "RuntimeError", "self and the source are on different devices", clauses)
     if kind == "none":
         return np.empty((0,), target.dtype), np.empty((0,), target.dtype), ("ST-EMPTY",)
     source_seen = storage if kind == "storage" else materialise(storage, src_view)
@@ -191,10 +194,10 @@ def _check_view(target, kind, storage, src_view, offset, size, stride, clauses):
                               "is not contiguous")
 
 
-def solve(target, kind, storage, src_view, args, probe=None):
+def solve(target, kind, storage, src_view, args, probe=None, other_device=False):
     """({"self", "source_after_fill"}: ExpectedArray, clauses) for a case (works on a copy of `storage`)."""
     storage = None if storage is None else np.array(storage, copy=True)
-    self_, source_seen, clauses = apply(np.asarray(target), kind, storage, src_view, args)
+    self_, source_seen, clauses = apply(np.asarray(target), kind, storage, src_view, args, other_device)
     before = np.array(self_, copy=True)
     if probe is not None and self_.size:
         with np.errstate(all="ignore"):
@@ -203,12 +206,14 @@ def solve(target, kind, storage, src_view, args, probe=None):
             clauses)
 
 
-def set_(target, source=None, storage_offset=0, size=None, stride=None):
+def set_(target, source=None, storage_offset=0, size=None, stride=None, *, source_device="same"):
     """mindspore `target.set_(source, storage_offset, size, stride)`.
 
     `source`: a NumPy array (a Tensor: its storage is the root buffer it views) or a Storage. Returns a
     NumPy view sharing memory with the source's storage (ST-ALIAS). Raises SpecError / Unspecified.
-    Arguments equal to the prototype's defaults count as not passed."""
+    Arguments equal to the prototype's defaults count as not passed. `source_device="other"`: the source
+    lives on another device than self (ST-E-DEVICE)."""
+    other = source_device != "same"
     target = np.asarray(target)
     args = {k: v for k, v in (("size", size), ("stride", stride)) if v is not None}
     if not (isinstance(storage_offset, int) and not isinstance(storage_offset, bool) and storage_offset == 0):
@@ -216,6 +221,6 @@ def set_(target, source=None, storage_offset=0, size=None, stride=None):
     if source is None:
         return apply(target, "none", None, None, args)[0]
     if isinstance(source, Storage):
-        return apply(target, "storage", source.data.reshape(-1), None, args)[0]
+        return apply(target, "storage", source.data.reshape(-1), None, args, other)[0]
     storage, view = storage_of(np.asarray(source))
-    return apply(target, "tensor", storage, view, args)[0]
+    return apply(target, "tensor", storage, view, args, other)[0]

@@ -138,6 +138,8 @@ def _set_():
            {"source_kind": "tensor", "probe": 7.5}, source=data.astype(I32)),
         st("set_(storage) float64 storage into float32 self", "ST-E-DTYPE", "RuntimeError",
            {"source_kind": "storage", "probe": 7.5}, source=data.astype(np.float64)),
+        st("set_(tensor) with the source on another device", "ST-E-DEVICE", "RuntimeError",
+           {"source_kind": "tensor", "source_device": "other", "probe": 7.5}),
     ]
 
 

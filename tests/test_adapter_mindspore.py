@@ -265,7 +265,7 @@ def test_crash_record_keeps_the_dying_process_stderr():
 
 @pytest.mark.xfail(strict=True, reason="mindspore 2.10: ops.scatter's ScatterValue kernel keeps state from an "
                    "earlier call of higher rank and then writes only the first index (listed in "
-                   "suites/expectations/mindspore-variants.txt by case id)")
+                   "suites/expectations/mindspore-variants.txt)")
 def test_ops_scatter_value_after_a_higher_rank_call(variant):
     ms = variant._ms
     idx = np.zeros((3, 3, 1, 2), np.int64)

@@ -117,10 +117,11 @@ ERRORS = [  # (case, clause, documented class)
      "ST-E-DTYPE", "RuntimeError"),
     (C("set_", {"target": np.zeros(2, np.float64), "source": np.ones(4, F32)}, source_kind="storage",
        size=[2]), "ST-E-DTYPE", "RuntimeError"),
+    (C("set_", {"target": np.zeros(2, F32), "source": np.ones(2, F32)}, source_kind="tensor",
+       source_device="other"), "ST-E-DEVICE", "RuntimeError"),
 ]
 # SNA-CONVERT never decides alone: any dtype difference is SNA-DTYPE's TypeError (SNA-GAP-CONVERT).
-# ST-E-DEVICE: the storage model has no devices, so no case reaches it.
-UNREACHABLE_ERRORS = {"SNA-CONVERT", "ST-E-DEVICE"}
+UNREACHABLE_ERRORS = {"SNA-CONVERT"}
 
 
 @pytest.mark.parametrize("case,clause,cls", ERRORS, ids=[f"{c}-{i}" for i, (_, c, _) in enumerate(ERRORS)])

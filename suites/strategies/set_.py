@@ -1,7 +1,8 @@
 """Cases for mindspore `Tensor.set_(source, storage_offset, size, stride)` (clauses ST-*).
 
-ST-E-DEVICE is not reached: a Case has no device (docs/CASES.md) and these
-machines have one.
+ST-E-DEVICE: `params.source_device = "other"` puts the source on another
+device than self (docs/CASES.md); an adapter maps it to a second device of its
+framework (torch: `meta`) or reports that it has none.
 
 Declared sizes and offsets may be huge (2**40, 2**62) but only where the view
 is out of bounds or empty: the storage itself is always a few elements, so no
@@ -287,6 +288,17 @@ def noncontiguous_source(draw):
 
 
 @st.composite
+def other_device(draw):
+    # ST-E-DEVICE: otherwise valid calls whose source lives on another device than self
+    target, params, source = _err_base(draw, dt=pick(draw, ("float32", "int64")))
+    if coin(draw):
+        params = {"source_kind": params["source_kind"], "probe": params["probe"]}
+        source = array_of(draw, dtype_name(target.dtype), (ints(draw, 1, 6),))
+    params["source_device"] = "other"
+    return _case(target, params, ("ST-E-DEVICE",), "source on another device", source)
+
+
+@st.composite
 def dtype_differs(draw):
     target = _target(draw)
     tdt = dtype_name(target.dtype)
@@ -309,4 +321,5 @@ FAMILIES = {
     "bounds": out_of_bounds(), "gap_bounds": out_of_bounds_other_size(), "offset": negative_offset(),
     "negsize": negative_size(), "negstride": negative_stride(), "rank": rank_mismatch(),
     "maxdim": too_many_dims(), "noncontig": noncontiguous_source(), "dtype": dtype_differs(),
+    "device": other_device(),
 }
