@@ -241,7 +241,7 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
                         continue
                     for v in verdicts:
                         if v.divergent:
-                            v.expected_divergence = expectations[v.adapter].match(v.key())
+                            v.expected_divergence = expectations[v.adapter].match(v.key(), v.evidence())
                         out.write(case_record(run_id, v, case))
                         counts[v.verdict] += 1
                         result.ran += 1
@@ -275,13 +275,12 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
 
 
 def _unlisted_in(path, expectations) -> int:
-    from suites.judge import DIVERGENT
+    from suites.judge import DIVERGENT, record_evidence, record_key
     n = 0
     for rec in iter_records(path):
         if rec["record"] == "case" and rec["verdict"] in DIVERGENT:
-            key = f"{rec['op']}/{rec['verdict']}/{','.join(sorted(rec['clauses']))}/{rec['case_id']}"
             e = expectations.get(rec["adapter"])
-            if e is None or e.match(key) is None:
+            if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
                 n += 1
     return n
 

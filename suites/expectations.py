@@ -3,6 +3,12 @@
 The glob (fnmatch, case-sensitive) matches a verdict's key
 `{op}/{verdict}/{sorted clauses joined by ','}/{sorted input dtypes joined by ','}/{sorted input ranks as name:Nd joined by ','}/{case_id}`.  Blank lines and
 lines starting with '#' are ignored; a line without a reason is an error.
+
+A line may also name what the framework said: `<glob> ~ <regex> :: <reason>`.
+Then the regex (Python `re.search`) must also find the verdict's evidence: the
+outcome summary, the exception message and the captured stderr.  That keys a
+divergence on its cause where the key alone cannot tell it (a pypto error code
+for a bound broadcast along two axes, say).
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ class Pattern:
     path: str
     line: int
     regex: object = None
+    says: object = None         # compiled `~ <regex>`: must be found in the evidence
     hits: int = 0
 
     def where(self) -> str:
@@ -48,18 +55,24 @@ class Expectations:
                 glob, sep, reason = line.partition(" :: ")
                 if not sep or not reason.strip() or not glob.strip():
                     raise ExpectationsError(f"{path}:{n}: expected '<glob> :: <reason>', got {line[:120]!r}")
+                glob, _, says = glob.partition(" ~ ")
+                try:
+                    says = re.compile(says.strip()) if says.strip() else None
+                except re.error as e:
+                    raise ExpectationsError(f"{path}:{n}: bad regex after '~': {e}") from None
                 # fnmatch's translation compiled without IGNORECASE: case-sensitive on every platform
-                out.append(Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip()))))
+                out.append(Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip())), says))
         return cls(out)
 
     @classmethod
     def for_adapter(cls, adapter: str, directory: str = None) -> "Expectations":
         return cls.load(os.path.join(directory or DEFAULT_DIR, f"{adapter}.txt"))
 
-    def match(self, key: str):
-        """The reason of the first pattern matching `key`, or None; counts the hit."""
+    def match(self, key: str, evidence: str = ""):
+        """The reason of the first pattern matching `key` (and `evidence`, where it says `~`), or None;
+        counts the hit."""
         for p in self.patterns:
-            if p.regex.match(key):
+            if p.regex.match(key) and (p.says is None or p.says.search(evidence)):
                 p.hits += 1
                 return p.reason
         return None

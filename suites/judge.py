@@ -46,6 +46,11 @@ class Verdict:
     def divergent(self) -> bool:
         return self.verdict in DIVERGENT
 
+    def evidence(self) -> str:
+        """What an expectations line's `~ regex` is searched in: outcome, exception message, stderr."""
+        err = self.error or {}
+        return "\n".join((self.outcome, str(err.get("message", "")), str(err.get("stderr", ""))))
+
     def key(self) -> str:
         """What an expectations-file glob matches: op/verdict/clauses/dtypes/ranks/case id."""
         return divergence_key(self.op, self.verdict, self.clauses, self.dtypes, self.ranks, self.case_id)
@@ -59,6 +64,12 @@ def divergence_key(op, verdict, clauses, dtypes, ranks, case_id) -> str:
 def input_ranks(shapes) -> tuple:
     """{input name: shape} -> ("index:2d", "input:2d", ...)."""
     return tuple(sorted(f"{name}:{len(shape)}d" for name, shape in shapes.items()))
+
+
+def record_evidence(rec) -> str:
+    """Verdict.evidence() of a results record."""
+    err = rec.get("error") or {}
+    return "\n".join((str(rec.get("outcome", "")), str(err.get("message", "")), str(err.get("stderr", ""))))
 
 
 def record_key(rec) -> str:

@@ -182,7 +182,7 @@ def _merge_parts(parts, results_path, state):
     from collections import Counter
 
     from reports.results import ResultsWriter, end_record, iter_records
-    from suites.judge import DIVERGENT, record_key
+    from suites.judge import DIVERGENT, record_evidence, record_key
     header, records = None, []
     adapters = {}
     for name in sorted(os.listdir(parts)):
@@ -203,7 +203,7 @@ def _merge_parts(parts, results_path, state):
         exp = state.expectations(adapter)
         for r in records:
             if r["adapter"] == adapter and r["verdict"] in DIVERGENT:
-                exp.match(record_key(r))
+                exp.match(record_key(r), record_evidence(r))
         unmatched += [f"{p.where()} {p.glob}" for p in exp.unmatched()]
     if results_path:
         header = {**header, "adapters": list(adapters.values())}

@@ -34,7 +34,7 @@ def _check(conform, corpus_item):
     handle = conform.handle(spec)
     verdict = run_and_judge(case, handle)
     if verdict.divergent:
-        verdict.expected_divergence = conform.expectations(handle.name).match(verdict.key())
+        verdict.expected_divergence = conform.expectations(handle.name).match(verdict.key(), verdict.evidence())
     conform.record(verdict, case)
     if verdict.verdict == "not-applicable":
         pytest.skip(verdict.outcome)

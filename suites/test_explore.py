@@ -22,7 +22,7 @@ def _explore(conform, handle, case):
         pytest.skip(f"{handle.name} has no mapping for {case.op}")
     note(f"case {case.id}: {case.label} [{', '.join(case.clauses)}]")
     verdict = run_and_judge(case, handle)
-    if verdict.divergent and conform.expectations(handle.name).match(verdict.key()):
+    if verdict.divergent and conform.expectations(handle.name).match(verdict.key(), verdict.evidence()):
         return
     assert_conforms(verdict, case)
 

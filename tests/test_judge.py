@@ -202,6 +202,27 @@ def test_expectations_file(tmp_path):
     assert [(x.line, x.glob) for x in e.unmatched()] == [(4, "scatter/*"), (5, "Clip/*")]
 
 
+def test_expectations_line_that_names_what_the_framework_said(tmp_path):
+    # `~ regex` keys a line on the cause where the key cannot (the first matching line wins).
+    p = tmp_path / "says.txt"
+    p.write_text("clip/unexpected-error/* ~ BroadcastAxes size should be <= 1 :: two broadcast axes\n"
+                 "clip/unexpected-error/* :: anything else\n")
+    e = Expectations.load(str(p))
+    key = f"clip/unexpected-error/CL-BROADCAST/float32/x:3d/{CASE.id}"
+    assert e.match(key, "raised RuntimeError: FC0000\nminBroadcastAxes size should be <= 1") == "two broadcast axes"
+    assert e.match(key, "raised RuntimeError: FC0000\nonly support 2~4") == "anything else"
+    v = judge(CASE, clip_expectation(CASE), Outcome.raised(RuntimeError("FC0000"), stderr="maxBroadcastAxes size "
+                                                                                        "should be <= 1"), A)
+    assert e.match(v.key(), v.evidence()) == "two broadcast axes", v.evidence()
+
+
+def test_expectations_bad_regex_is_an_error_with_file_and_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_text("clip/* ~ ([ :: reason\n")
+    with pytest.raises(ExpectationsError, match=r"bad\.txt:1"):
+        Expectations.load(str(p))
+
+
 @pytest.mark.parametrize("line", ["clip/*", "clip/* ::   ", " :: reason"])
 def test_expectations_line_without_reason_is_an_error(tmp_path, line):
     p = tmp_path / "x.txt"
