@@ -103,6 +103,19 @@ def set_kwargs(case) -> dict:
     return {k: case.params[k] for k in SET_KWARGS if k in case.params}
 
 
+def clip_bound(case, tensors, which, make_element):
+    """clip's `min`/`max` as the framework's user passes it: None, the bound tensor, an Element made by
+    `make_element(value, dtype_name)` (a 0-d tensor of that dtype), or the Python scalar itself."""
+    spec = case.params.get(which)
+    if spec is None:
+        return None
+    if spec["kind"] == "tensor":
+        return tensors[which]
+    if spec["kind"] == "element":
+        return make_element(spec["value"], spec["dtype"])
+    return spec["value"]
+
+
 def set_source(case, tensors, make_storage, make_view):
     """(the source object passed to set_, the tensor whose values are read back after the probe).
 

@@ -146,14 +146,7 @@ def _setitem(ms, case):
 
 
 def _bound(ms, case, t, which):
-    spec = case.params.get(which)
-    if spec is None:
-        return None
-    if spec["kind"] == "tensor":
-        return t[which]
-    if spec["kind"] == "element":
-        return ms.Tensor(spec["value"], dtype=ms_dtype(spec["dtype"]))
-    return spec["value"]
+    return convert.clip_bound(case, t, which, lambda v, dt: ms.Tensor(v, dtype=ms_dtype(dt)))
 
 
 def _clip(ms, case, fn=None):

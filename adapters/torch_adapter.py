@@ -110,14 +110,7 @@ def _setitem(torch, case):
 
 
 def _bound(torch, case, t, which):
-    spec = case.params.get(which)
-    if spec is None:
-        return None
-    if spec["kind"] == "tensor":
-        return t[which]
-    if spec["kind"] == "element":
-        return torch.tensor(spec["value"], dtype=torch_dtype(spec["dtype"]))
-    return spec["value"]
+    return convert.clip_bound(case, t, which, lambda v, dt: torch.tensor(v, dtype=torch_dtype(dt)))
 
 
 def _clip(torch, case):

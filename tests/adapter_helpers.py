@@ -30,3 +30,20 @@ def exec_repro(adapter, case):
     except Exception as e:        # the snippet reproduces a failure: that is its job
         return e
     return ns
+
+
+def documented(op):
+    """The seeds' worked examples of `op` with their documented outputs: [(case, {output: array})]."""
+    from suites.doc_examples import doc_examples
+    return [(c, out) for c, out in doc_examples() if c.op == op and out]
+
+
+def assert_doc_example(adapter, case, outputs, also_in_place=()):
+    """Each documented output, and each name in `also_in_place` (the in-place object read back), equals
+    the documented primary output."""
+    got = run_ok(adapter, case)
+    for name, want in outputs.items():
+        assert_same(got[name], want, name, adapter, case)
+    primary = next(iter(outputs.values()))
+    for name in also_in_place:
+        assert_same(got[name], primary, f"{name} after the call", adapter, case)

@@ -7,7 +7,7 @@ import pytest
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.convert import from_torch, to_torch
 from adapters.torch_adapter import TorchAdapter
-from adapter_helpers import assert_same, exec_repro, run_ok
+from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
 from oracle.case import Case
 from oracle.dtypes import BFLOAT16
 
@@ -159,18 +159,9 @@ def test_setitem_scatter_form_key_reaches_torch_with_a_tensor_stop(adapter):
 
 # ---- scatter_nd_add through index_put_(accumulate=True) ------------------------------------------
 
-def test_scatter_nd_add_doc_examples(adapter):
-    c1 = Case("scatter_nd_add", {"x": np.arange(1, 9, dtype=F32), "indices": np.array([[2], [4], [1], [7]], np.int32),
-                                 "updates": np.array([6, 7, 8, 9], F32)}, {"use_locking": False})
-    a1 = run_ok(adapter, c1)
-    assert_same(a1["out"], np.array([1, 10, 9, 4, 12, 6, 7, 17], F32), "out", adapter, c1)
-    assert_same(a1["x"], np.array([1, 10, 9, 4, 12, 6, 7, 17], F32), "x after", adapter, c1)
-    upd = np.stack([np.repeat(np.arange(1, 5), 4).reshape(4, 4), np.repeat(np.arange(5, 9), 4).reshape(4, 4)])
-    c2 = Case("scatter_nd_add", {"x": np.zeros((4, 4, 4), np.int32), "indices": np.array([[0], [2]], np.int32),
-                                 "updates": upd.astype(np.int32)}, {"use_locking": False})
-    expected = np.zeros((4, 4, 4), np.int32)
-    expected[0], expected[2] = upd[0], upd[1]
-    assert_same(run_ok(adapter, c2)["x"], expected, "x after", adapter, c2)
+@pytest.mark.parametrize("case,outputs", documented("scatter_nd_add"), ids=lambda v: getattr(v, "label", ""))
+def test_scatter_nd_add_doc_examples(adapter, case, outputs):
+    assert_doc_example(adapter, case, outputs, also_in_place=("x",))
 
 
 def test_scatter_nd_add_duplicates_accumulate(adapter):
