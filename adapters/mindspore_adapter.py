@@ -14,47 +14,32 @@ that merely lists adapters must not pay that.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import re
 
 import numpy as np
 
 from . import convert
-from .base import RETURNED, Adapter, Outcome
+from .base import RETURNED, Outcome
+from .pinned import PinnedAdapter
 from .convert import from_ms, ms_dtype, py_literal, to_ms
 from .repro import bound_text
 
 PIN = "2.10.0"
 
 
-class MindsporeAdapter(Adapter):
+class MindsporeAdapter(PinnedAdapter):
     name = "mindspore"
     execution = "mindspore CPU, synchronous kernel launches"
     package = "mindspore"
+    pin = PIN
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 
     def __init__(self):
         self._ms = None
         self._capture = None
 
-    def version(self) -> str:
-        ok, _ = self.available()
-        if not ok:
-            return "unavailable"
-        from importlib.metadata import version
-        return version(self.package)
-
-    def available(self) -> tuple:
-        if importlib.util.find_spec(self.package) is None:
-            return False, f"package {self.package!r} is not installed (pip install mindspore=={PIN})"
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            v = version(self.package)
-        except PackageNotFoundError:
-            return False, f"package {self.package!r} has no distribution metadata"
-        if v != PIN:
-            return False, f"mindspore {v} is installed; this adapter was verified against {PIN}"
+    def environment_problem(self) -> tuple:
         import numpy
         if int(numpy.__version__.split(".")[0]) >= 2:
             return False, f"mindspore {PIN} needs NumPy 1.x; NumPy {numpy.__version__} is installed"

@@ -10,10 +10,10 @@
 """
 from __future__ import annotations
 
-import importlib.util
 import warnings
 
-from .base import RETURNED, Adapter, Outcome
+from .base import RETURNED, Outcome
+from .pinned import PinnedAdapter
 from . import convert
 from .convert import from_torch, is_bf16, py_literal, to_torch, torch_dtype
 from .repro import bound_text
@@ -29,7 +29,7 @@ NATIVE = {
 }
 
 
-class TorchAdapter(Adapter):
+class TorchAdapter(PinnedAdapter):
     name = "torch"
     execution = "torch CPU build"
 
@@ -37,26 +37,8 @@ class TorchAdapter(Adapter):
         self._torch = None
 
     # ---- identity and availability --------------------------------------------------------
-    def version(self) -> str:
-        ok, _ = self.available()
-        if not ok:
-            return "unavailable"
-        from importlib.metadata import version
-        return version(self.package)
-
     package = "torch"
-
-    def available(self) -> tuple:
-        if importlib.util.find_spec(self.package) is None:
-            return False, f"package {self.package!r} is not installed (pip install torch=={PIN})"
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            v = version(self.package)
-        except PackageNotFoundError:
-            return False, f"package {self.package!r} has no distribution metadata"
-        if not v.startswith(PIN):
-            return False, f"torch {v} is installed; this adapter was verified against {PIN}"
-        return True, ""
+    pin = PIN
 
     def setup(self) -> None:
         import torch

@@ -1,0 +1,32 @@
+"""Adapters for a framework verified against one release: available only where that release is installed."""
+from __future__ import annotations
+
+import importlib.util
+from importlib.metadata import PackageNotFoundError, version
+
+from .base import Adapter
+
+
+class PinnedAdapter(Adapter):
+    package = ""        # the import and distribution name
+    pin = ""            # the release the adapter was verified against ("2.13.0" admits "2.13.0+cpu")
+
+    def version(self) -> str:
+        ok, _ = self.available()
+        return version(self.package) if ok else "unavailable"
+
+    def available(self) -> tuple:
+        if importlib.util.find_spec(self.package) is None:
+            return False, f"package {self.package!r} is not installed (pip install {self.package}=={self.pin})"
+        try:
+            v = version(self.package)
+        except PackageNotFoundError:
+            return False, f"package {self.package!r} has no distribution metadata"
+        # a local version label (+cpu) names a build of the same release
+        if v != self.pin and not v.startswith(self.pin + "+"):
+            return False, f"{self.package} {v} is installed; this adapter was verified against {self.pin}"
+        return self.environment_problem()
+
+    def environment_problem(self) -> tuple:
+        """(True, "") or (False, why) for what else the pinned release needs around it."""
+        return True, ""
