@@ -44,7 +44,7 @@ class Outcome:
 class Adapter:
     """Subclass this to put an implementation under test.
 
-    `run` gets a Case (oracle.case.Case: op, inputs as NumPy arrays, params as
+    `run` gets a Case (contract.case.Case: op, inputs as NumPy arrays, params as
     in docs/CASES.md), calls the framework's own API exactly as a user would,
     and returns an Outcome.  It must not validate, clamp or cast inputs on the
     framework's behalf; it must catch every exception the framework raises.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oracle.dtypes import BFLOAT16
+from contract.dtypes import BFLOAT16
 
 
 def is_bf16(a) -> bool:
@@ -67,7 +67,7 @@ def from_ms(t) -> np.ndarray:
 
 # ---- reading back what a call left behind -------------------------------------------------
 
-READBACK_LIMIT = 1 << 26      # elements; the results codec refuses more anyway (oracle.codec.MAX_ELEMENTS)
+READBACK_LIMIT = 1 << 26      # elements; the results codec refuses more anyway (contract.codec.MAX_ELEMENTS)
 
 
 def unreadable(shape) -> str:
@@ -91,7 +91,7 @@ def unreadable(shape) -> str:
 
 def key(case, tensors):
     """The setitem key as the user writes it, tensor refs replaced by framework tensors."""
-    from oracle.case import decode_key
+    from contract.case import decode_key
     return decode_key(case.params["key"], tensors)
 
 
@@ -161,7 +161,7 @@ def value_text(case, inputs_name="value"):
 
 
 def setitem_key_text(case) -> str:
-    from oracle.case import key_text
+    from contract.case import key_text
     return key_text(case.params["key"])
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from oracle.dtypes import dtype_name
+from contract.dtypes import dtype_name
 
 MAX_LITERAL = 256     # more elements than this: the snippet carries the exact bytes instead of a list
 
@@ -86,7 +86,7 @@ def input_lines(case, wrap: str = "{}") -> list:
 def call_text(case, native_api: str) -> str:
     """The call with the case's arguments, inputs by name and params as keywords (docs/CASES.md)."""
     if case.op == "setitem":
-        from oracle.case import key_text
+        from contract.case import key_text
         p = dict(case.params)
         value = "value" if "value" in case.inputs else scalar_text(p.get("value"))
         return f"target[{key_text(p['key'])}] = {value}   # {native_api}"

@@ -8,7 +8,7 @@ A message is
 
 Sizes are checked against limits before anything is read or allocated, so a
 confused or hostile peer cannot make the other side allocate on a declared
-size alone.  Array dtypes travel by the suite's names (oracle.dtypes), which
+size alone.  Array dtypes travel by the suite's names (contract.dtypes), which
 covers bfloat16 where the .npy header format has no name for it.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ import struct
 
 import numpy as np
 
-from oracle.codec import MAX_ELEMENTS
-from oracle.dtypes import dtype_from_name, dtype_name
+from contract.codec import MAX_ELEMENTS
+from contract.dtypes import dtype_from_name, dtype_name
 
 MAX_HEADER = 16 << 20          # a header is metadata: params, messages, stderr tails
 MAX_ARRAYS = 64
@@ -115,14 +115,14 @@ def _read_exact(fd: int, n: int, at_boundary: bool = False) -> bytes:
 # ---- the two payloads: a Case to run, an Outcome back -------------------------------------
 
 def case_to_msg(case):
-    from oracle.case import encode_params
+    from contract.case import encode_params
     head = {"type": "run", "id": case.id, "op": case.op, "origin": case.origin, "label": case.label,
             "clauses": list(case.clauses), "params": encode_params(case.params)}
     return head, dict(case.inputs)
 
 
 def case_from_msg(head, arrays):
-    from oracle.case import Case, decode_params
+    from contract.case import Case, decode_params
     # The id travels with the case so the worker does not hash it again.
     return Case(op=head["op"], inputs=arrays, params=decode_params(head["params"]),
                 clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"])

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from . import wire
-from oracle.dtypes import dtype_name
+from contract.dtypes import dtype_name
 
 from .base import RAISED, RETURNED, Outcome
 

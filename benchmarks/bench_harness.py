@@ -60,7 +60,7 @@ def scale(n):
 
     import numpy as np
 
-    from oracle.case import Case
+    from contract.case import Case
     from suites.corpus import write_corpus
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as d:

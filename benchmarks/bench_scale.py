@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bad_adapters import clip_case  # noqa: E402
+from contract.vocabulary import SUITE_VERSION  # noqa: E402
 from suites import corpus as C  # noqa: E402
 
 LIMIT_MB = 1024
@@ -42,7 +43,7 @@ ADAPTERS = ("oracle", "bad_adapters:WrongOutputs")
 def build_corpus(path: Path, n: int, seed=0) -> None:
     """n distinct clip cases of mixed dtypes and sizes; every tenth is labelled so WrongOutputs fails it."""
     rng = np.random.default_rng(seed)
-    header = {"record": "corpus", "schema": C.SCHEMA, "suite_version": C.suite_version(), "cases": n}
+    header = {"record": "corpus", "schema": C.SCHEMA, "suite_version": SUITE_VERSION, "cases": n}
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n")
         for i in range(n):

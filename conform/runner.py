@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 
 from reports.results import ResultsError, ResultsWriter, case_record, end_record, iter_records, run_record
 
-EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INCOMPATIBLE, EXIT_ADAPTER = 0, 1, 2, 3, 4, 5
-EXIT_ORACLE = 6            # oracle.expect failed on a case: a bug in the spec's code, not in a candidate
-EXIT_INTERRUPTED = 130
+from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE,  # noqa: F401
+                                 EXIT_INTERRUPTED, EXIT_OK, EXIT_ORACLE, EXIT_USAGE)
 
 
 class RunError(Exception):

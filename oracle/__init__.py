@@ -10,12 +10,12 @@
 Documented errors raise SpecError (.clause, .documented); unsupported or open input raises Unspecified
 (.clause, .natural).
 """
-from .case import Case
+from contract.case import Case
 from .clauses import CLAUSES, Clause
 from .clip import Element, clip
 from .errors import SpecError, Unspecified
 from .expect import expect
-from .expectation import Expectation, ExpectedArray
+from contract.expectation import Expectation, ExpectedArray
 from .scatter import scatter
 from .scatter_nd_add import scatter_nd_add
 from .set_ import Storage, set_

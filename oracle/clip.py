@@ -14,9 +14,9 @@ from typing import Optional
 
 import numpy as np
 
-from .dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from .errors import Open, SpecError
-from .expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
+from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 
 INPUT_DTYPES = DOCUMENTED["clip"]["input"]         # CL-DTYPE
 BOUND_DTYPES = DOCUMENTED["clip"]["bound"]         # CL-BOUND-DTYPE

@@ -6,11 +6,11 @@ from typing import Callable
 
 import numpy as np
 
-from .case import Case, decode_key
-from .codec import CodecError
-from .dtypes import dtype_from_name
+from contract.case import Case, decode_key
+from contract.codec import CodecError
+from contract.dtypes import dtype_from_name
 from .errors import SpecError, Unspecified
-from .expectation import ExpectedArray, Expectation
+from contract.expectation import ExpectedArray, Expectation
 
 # by name: the package binds oracle.clip etc. to the functions, so `from . import clip` would get those
 _clip = importlib.import_module("oracle.clip")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from .errors import Open, SpecError
-from .expectation import CHOICES, EXACT, ExpectedArray
+from contract.expectation import CHOICES, EXACT, ExpectedArray
 
 _NO_VALUE = object()
 MAX_CHOICES = 1 << 24       # elements in a CHOICES answer (k candidates x self.size)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from .dtypes import DOCUMENTED, dtype_name, is_float
+from contract.dtypes import DOCUMENTED, dtype_name, is_float
 from .errors import Open, SpecError
-from .expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
+from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 
 INDEX_DTYPES = DOCUMENTED["scatter_nd_add"]["indices"]     # SNA-IDX-DTYPE
 

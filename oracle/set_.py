@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .errors import Open, SpecError
-from .expectation import EXACT, ExpectedArray
+from contract.expectation import EXACT, ExpectedArray
 
 MAX_DIMS = 8        # ST-E-MAXDIM
 

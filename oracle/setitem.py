@@ -16,9 +16,9 @@ import warnings
 
 import numpy as np
 
-from .dtypes import DOCUMENTED, dtype_name, holds, is_float, is_number, to_dtype
+from contract.dtypes import DOCUMENTED, dtype_name, holds, is_float, is_number, to_dtype
 from .errors import Open, SpecError, Unspecified
-from .expectation import EXACT, ExpectedArray
+from contract.expectation import EXACT, ExpectedArray
 from .scatter import solve as _scatter_solve
 
 _INT = (int, np.integer)

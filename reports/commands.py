@@ -18,7 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INCOMPATIBLE, EXIT_ADAPTER = 0, 1, 2, 3, 4, 5
+from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK, EXIT_USAGE  # noqa: F401
+
 
 
 def register(subparsers) -> None:
@@ -87,7 +88,7 @@ def cmd_diff(args) -> int:
         print(f"{name}: {d.counts['new_failures']} new failures, {d.counts['fixed']} fixed, "
               f"{d.counts['changed_verdicts']} changed verdicts, {d.counts['changed_messages']} changed messages")
     print(f"{r['regressions']} regression(s); details in {Path(args.out) / 'diff.txt'} and diff.html")
-    return EXIT_FAILED if r["regressions"] else EXIT_OK
+    return EXIT_DIVERGED if r["regressions"] else EXIT_OK
 
 
 def cmd_merge(args) -> int:
@@ -124,10 +125,10 @@ def cmd_certify(args) -> int:
     except (*M.INPUT_ERRORS, OSError) as e:
         return _input_error(e)
     totals = cert["totals"]
-    failing = sum(totals.get(v, 0) for v in M.FAILING)
+    failing = sum(totals.get(v, 0) for v in M.DIVERGENT)
     print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {sum(totals.values())} cases, "
           f"{failing} failing -> {Path(args.out) / 'certificate.json'}")
-    return EXIT_FAILED if failing else EXIT_OK
+    return EXIT_DIVERGED if failing else EXIT_OK
 
 
 def main(argv=None) -> int:

@@ -73,7 +73,7 @@ def diff_results(base_path, new_path) -> dict:
             d.only_new += 1
             continue
         entry = {"case_id": cid, "op": n["op"], "label": n["label"], "base": b, "new": n}
-        b_fail, n_fail = b["verdict"] in M.FAILING, n["verdict"] in M.FAILING
+        b_fail, n_fail = b["verdict"] in M.DIVERGENT, n["verdict"] in M.DIVERGENT
         if n_fail and not b_fail:
             d.add("new_failures", entry)
             if not n["divergence"]:

@@ -15,14 +15,10 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS
+
 from .results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
 
-VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-            "crash", "timeout", "extension", "not-applicable")
-FAILING = frozenset(("value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-                     "crash", "timeout"))
-# A verdict that is not a failure and not "no answer": the spec's answer or an admissible extension.
-CONFORMING = frozenset(("pass", "extension"))
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}
 
@@ -287,7 +283,7 @@ def add_record(m: Model, rec: dict):
         m.clause_ops.setdefault(c, op)
         stats = m.clause_stats[(c, adapter)]
         stats["cases"] += 1
-        if verdict not in FAILING:    # failures are counted once attributed (attribute_failures)
+        if verdict not in DIVERGENT:    # failures are counted once attributed (attribute_failures)
             stats["pass" if verdict in CONFORMING else "other"] += 1
         if m.clause_kind(c) == "gap":
             bucket = f"{verdict}: {outcome_kind(rec)}"
@@ -296,7 +292,7 @@ def add_record(m: Model, rec: dict):
     if verdict != "not-applicable":
         m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}")
         m.case_ops[rec["case_id"]] = op
-    if verdict in FAILING:
+    if verdict in DIVERGENT:
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
         # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses

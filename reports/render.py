@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from oracle.codec import CodecError, decode_array
+from contract.codec import CodecError, decode_array
 
 from . import model as M
 from .summary import build_summary
@@ -89,7 +89,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "clauses": clauses_view(m, adapters),
         "findings": findings_view(m, adapters),
         "groups": [group_view(g) for g in m.sorted_groups()],
-        "failing_verdicts": [v for v in M.VERDICTS if v in M.FAILING],
+        "failing_verdicts": [v for v in M.VERDICTS if v in M.DIVERGENT],
         "group_clauses": sorted({g.clause for g in m.groups.values()}),
         "records": m.records, "duplicates": m.duplicates,
         "coverage_gaps": m.coverage_gaps(),
@@ -105,7 +105,7 @@ def adapter_view(m, a):
     return {"name": a, "version": info.get("version", ""), "execution": info.get("execution", ""),
             "available": info.get("available", True), "reason": info.get("reason", ""),
             "total": sum(t.values()), "applicable": applicable,
-            "failing": sum(t[v] for v in M.FAILING), "rate": conf / applicable if applicable else None,
+            "failing": sum(t[v] for v in M.DIVERGENT), "rate": conf / applicable if applicable else None,
             "counts": dict(t)}
 
 
@@ -118,7 +118,7 @@ def cell_view(m, op, a):
     conf = sum(c[v] for v in M.CONFORMING)
     rate = conf / applicable if applicable else None
     return {"total": total, "counts": [(v, c[v]) for v in M.VERDICTS if c[v]], "rate": rate,
-            "failing": sum(c[v] for v in M.FAILING), "apis": sorted(m.native_apis.get((op, a), ())),
+            "failing": sum(c[v] for v in M.DIVERGENT), "apis": sorted(m.native_apis.get((op, a), ())),
             "tone": "na" if rate is None else "good" if rate == 1 else "mid" if rate >= 0.9 else "bad"}
 
 

@@ -8,7 +8,8 @@ import uuid
 
 import numpy as np
 
-from oracle.codec import CodecError, decode_array, encode_array
+from contract.codec import CodecError, decode_array, encode_array
+from contract.vocabulary import SUITE_VERSION
 
 SCHEMA = 1
 MAX_LINE = 64 << 20         # one record; a longer line is damage, and is never read whole
@@ -56,7 +57,7 @@ def new_run_id() -> str:
 
 
 def run_record(run_id, corpus_hash, corpus_cases, adapters, profile="ci", seed=0, shard="1/1") -> dict:
-    return {"record": "run", "schema": SCHEMA, "run_id": run_id, "suite_version": _suite_version(),
+    return {"record": "run", "schema": SCHEMA, "run_id": run_id, "suite_version": SUITE_VERSION,
             "corpus_hash": corpus_hash, "corpus_cases": corpus_cases, "profile": profile, "seed": seed,
             "started": now(), "platform": platform.platform(), "python": platform.python_version(),
             "packages": _packages(), "shard": shard, "adapters": adapters}
@@ -98,14 +99,6 @@ def _encode_any(a):
 
 def _jsonable(d):
     return {k: (v if v is None or isinstance(v, (str, int, float, bool)) else str(v)) for k, v in d.items()}
-
-
-def _suite_version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("tensor-conformance")
-    except Exception:
-        return "0.1.0"
 
 
 def _packages() -> dict:
@@ -171,7 +164,7 @@ def check_record(rec, path="<results>", line=0) -> dict:
 
 def read_case(rec: dict, path="<results>", line=0):
     """The Case stored in a case record (validated: content hash, arrays, sizes)."""
-    from oracle.case import Case
+    from contract.case import Case
     try:
         return Case.from_json(rec["case"])
     except CodecError as e:

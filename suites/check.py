@@ -3,9 +3,6 @@ from __future__ import annotations
 
 from .judge import Verdict, judge
 
-# Verdicts an exploration test accepts: the spec's answer, or an admissible outcome for unsupported input.
-CONFORMING = frozenset({"pass", "extension", "not-applicable"})
-
 
 def run_and_judge(case, handle) -> Verdict:
     """`handle`: an adapter handle (adapters.pool) or an Adapter; the oracle's Expectation decides."""
@@ -28,6 +25,6 @@ def failure_message(verdict: Verdict, case) -> str:
 
 
 def assert_conforms(verdict: Verdict, case) -> None:
-    """Fail with 'actual, expected, call, repro' unless the verdict conforms to the spec."""
-    if verdict.verdict not in CONFORMING:
+    """Fail with 'actual, expected, call, repro' on a divergence (a not-applicable call is no divergence)."""
+    if verdict.divergent:
         raise AssertionError(failure_message(verdict, case))

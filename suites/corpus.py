@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from oracle.case import Case, OPS
-from oracle.codec import CodecError
+from contract.case import Case, OPS
+from contract.codec import CodecError
+from contract.vocabulary import SUITE_VERSION
 
 SCHEMA = 1
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -38,16 +39,6 @@ PER_FAMILY_OVERRIDES = {
     ("scatter_nd_add", "rule"): 120, ("scatter_nd_add", "duplicates"): 60,
     ("set_", "storage_view"): 60, ("set_", "tensor"): 50, ("set_", "tensor_view"): 50,
 }
-
-
-def suite_version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-        return version("tensor-conformance")
-    except PackageNotFoundError:
-        import tomllib
-        with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as f:
-            return tomllib.load(f)["project"]["version"]
 
 
 @contextmanager
@@ -144,7 +135,7 @@ def _hypothesis_version() -> str:
 
 
 def corpus_bytes(cases) -> bytes:
-    header = {"record": "corpus", "schema": SCHEMA, "suite_version": suite_version(), "cases": len(cases),
+    header = {"record": "corpus", "schema": SCHEMA, "suite_version": SUITE_VERSION, "cases": len(cases),
               "generator": {"hypothesis": _hypothesis_version(), "per_family": PER_FAMILY}}
     lines = [json.dumps(header, sort_keys=True, separators=(",", ":"))]
     lines += [json.dumps(c.to_json(), sort_keys=True, separators=(",", ":")) for c in cases]

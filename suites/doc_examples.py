@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oracle.case import Case
+from contract.case import Case
 
 F32, I32, I64 = np.float32, np.int32, np.int64
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from oracle.case import Case
+from contract.case import Case
 
 F32, I32, I64 = np.float32, np.int32, np.int64
 

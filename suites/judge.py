@@ -1,4 +1,4 @@
-"""The judge: (Case, Expectation, Outcome) -> Verdict, as DESIGN.md defines the verdicts."""
+"""The judge: (Case, Expectation, Outcome) -> Verdict, as docs/RESULTS.md defines the verdicts."""
 from __future__ import annotations
 
 import signal as _signal
@@ -8,13 +8,9 @@ from typing import Optional
 import numpy as np
 
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
-from oracle.expectation import BOUND, CHOICES, ZERO_REPORT
+from contract.expectation import BOUND, CHOICES, ZERO_REPORT
+from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 
-VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-            "crash", "timeout", "extension", "not-applicable")
-# Verdicts that are a divergence from the spec (what an expectations file may list).
-DIVERGENT = frozenset({"value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-                       "crash", "timeout"})
 MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
 MAX_INDICES = 10
 

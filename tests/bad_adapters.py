@@ -171,13 +171,13 @@ class BrokenSetup(_Clip):
 # ---- hand-made clip cases and their expectations (CL-FORMULA), for the harness tests ------
 
 def clip_case(label="", x=(1.0, 5.0, 9.0), lo=2.0, hi=6.0, dtype="float32"):
-    from oracle.case import Case
+    from contract.case import Case
     params = {}
     if lo is not None:
         params["min"] = {"kind": "float", "value": float(lo)}
     if hi is not None:
         params["max"] = {"kind": "float", "value": float(hi)}
-    from oracle.dtypes import dtype_from_name
+    from contract.dtypes import dtype_from_name
     # by the suite's name: NumPy's "bfloat16" is mindspore's type once mindspore is imported in this process
     dt = dtype_from_name(dtype) if isinstance(dtype, str) else dtype
     return Case(op="clip", inputs={"x": np.array(x, dtype=dt)}, params=params,
@@ -186,7 +186,7 @@ def clip_case(label="", x=(1.0, 5.0, 9.0), lo=2.0, hi=6.0, dtype="float32"):
 
 def clip_expectation(case):
     """y = min(max(x, lo), hi), input unchanged (CL-FORMULA), exact."""
-    from oracle.expectation import ExpectedArray, Expectation
+    from contract.expectation import ExpectedArray, Expectation
     return Expectation("value", clauses=("CL-FORMULA",),
                        outputs={"out": ExpectedArray(clip_formula(case)), "x": ExpectedArray(case.inputs["x"])})
 

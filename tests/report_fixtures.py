@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 
-from oracle.case import Case
-from oracle.codec import encode_array
+from contract.case import Case
+from contract.codec import encode_array
 
 SUITE_VERSION = "0.1.0"
 CORPUS_HASH = "sha256:" + "ab" * 32

@@ -8,8 +8,8 @@ import pytest
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.mindspore_adapter import MindsporeAdapter, MindsporeVariantAdapter
 from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
-from oracle.case import Case
-from oracle.dtypes import BFLOAT16
+from contract.case import Case
+from contract.dtypes import BFLOAT16
 
 F32 = np.float32
 DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],

@@ -17,7 +17,7 @@ from adapters.base import NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.pypto_adapter import PyptoAdapter
 from adapters.pypto_runtime import calculator, patches
 from adapter_helpers import assert_same, run_ok
-from oracle.case import Case
+from contract.case import Case
 from suites.doc_examples import doc_examples
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,8 +8,8 @@ from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.convert import from_torch, to_torch
 from adapters.torch_adapter import TorchAdapter
 from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
-from oracle.case import Case
-from oracle.dtypes import BFLOAT16
+from contract.case import Case
+from contract.dtypes import BFLOAT16
 
 torch = pytest.importorskip("torch")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle.case import Case
+from contract.case import Case
 from reports.certify import build_certificate
 from suites.corpus import write_corpus
 

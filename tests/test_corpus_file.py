@@ -4,7 +4,7 @@ import json
 import pytest
 
 from oracle.clauses import CLAUSES
-from oracle.codec import CodecError
+from contract.codec import CodecError
 from suites import corpus as C
 
 MAX_BYTES = 5_000_000

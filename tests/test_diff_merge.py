@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reports.commands import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INCOMPATIBLE, EXIT_OK, main
+from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK
+from reports.commands import main
 from reports.diff import diff_results
 from reports.merge import MergeError, merge
 from reports.model import build_model, iter_records
@@ -46,7 +47,7 @@ def test_diff_categories(tmp_path):
 
 def test_diff_cli_exit_codes_and_outputs(tmp_path, capsys):
     base, new = _runs(tmp_path)
-    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d")]) == EXIT_FAILED
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d")]) == EXIT_DIVERGED
     text = (tmp_path / "d" / "diff.txt").read_text()
     assert "torch: 2 new failures, 1 fixed, 1 changed verdicts, 1 changed messages; 2 regressions" in text
     assert "expected divergence: known segfault" in text
@@ -126,5 +127,5 @@ def test_commands_run_as_a_real_process(tmp_path):
     base, new = _runs(tmp_path)
     r = subprocess.run([sys.executable, "-m", "reports.commands", "diff", str(base), str(new), "--out",
                         str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == EXIT_FAILED, r.stderr
+    assert r.returncode == EXIT_DIVERGED, r.stderr
     assert "2 regression(s)" in r.stdout

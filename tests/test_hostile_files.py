@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conform import runner
-from oracle.codec import CodecError
+from contract.codec import CodecError
 from reports.results import ResultsError, iter_records, read_case, read_values
 from suites import corpus as C
 

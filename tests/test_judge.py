@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from adapters.base import CRASHED, NOT_APPLICABLE, TIMED_OUT, Outcome
-from oracle.dtypes import BFLOAT16
-from oracle.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Expectation
+from contract.dtypes import BFLOAT16
+from contract.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Expectation
 from suites.check import assert_conforms, failure_message
 from suites.expectations import Expectations, ExpectationsError
 from suites.judge import compare, judge

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from oracle.case import Case
+from contract.case import Case
 from oracle.expect import OUTPUTS
-from oracle.expectation import BOUND, CHOICES, EXACT, ZERO_REPORT, ZERO_STRICT
+from contract.expectation import BOUND, CHOICES, EXACT, ZERO_REPORT, ZERO_STRICT
 
 F32, I32, I64 = np.float32, np.int32, np.int64
 BF16 = ml_dtypes.bfloat16

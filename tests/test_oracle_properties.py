@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oracle
-from oracle.case import Case
-from oracle.expectation import BOUND, CHOICES, EXACT
+from contract.case import Case
+from contract.expectation import BOUND, CHOICES, EXACT
 
 SETTINGS = settings(max_examples=150, deadline=None, database=None)   # no files in the tree
 DTYPES = [np.float32, np.float16, np.int32, np.int16, np.float64, np.int64]

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import oracle
-from oracle.case import OPS, Case, decode_key
+from contract.case import OPS, Case, decode_key
 from oracle.clauses import CLAUSES
-from oracle.dtypes import ALL
+from contract.dtypes import ALL
 from suites.corpus import draw_examples
 from suites.error_cases import error_cases
 from suites.strategies import all_cases, cases, families

@@ -10,7 +10,7 @@ import pytest
 
 from adapters import wire
 from adapters.base import Outcome
-from oracle.dtypes import ALL, dtype_from_name
+from contract.dtypes import ALL, dtype_from_name
 
 from bad_adapters import clip_case
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from adapters.repro import scalar_text as literal   # NaN/inf/-0.0 spelled as a user types them
-from oracle.case import key_text
-from oracle.dtypes import dtype_from_name, dtype_name
+from contract.case import key_text
+from contract.dtypes import dtype_from_name, dtype_name
 
 # NumPy dtype name -> pypto DataType attribute.  pypto has one for every dtype the suite knows.
 PYPTO_DTYPES = {"float32": "DT_FP32", "float16": "DT_FP16", "bfloat16": "DT_BF16", "float64": "DT_DOUBLE",

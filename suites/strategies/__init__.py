@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from oracle.case import OPS
+from contract.case import OPS
 
 from . import clip, scatter, scatter_nd_add, set_, setitem
 
@@ -23,7 +23,7 @@ def families(op: str) -> dict:
 
 
 def cases(op: str) -> st.SearchStrategy:
-    """Every case form of one op: a Hypothesis strategy of oracle.case.Case."""
+    """Every case form of one op: a Hypothesis strategy of contract.case.Case."""
     return st.one_of(*families(op).values())
 
 

@@ -12,8 +12,8 @@ import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 
-from oracle.case import Case
-from oracle.dtypes import BFLOAT16, dtype_from_name, is_float
+from contract.case import Case
+from contract.dtypes import BFLOAT16, dtype_from_name, is_float
 
 SPECIAL_FLOATS = (math.nan, math.inf, -math.inf, -0.0)
 MAX_SIDE = 5

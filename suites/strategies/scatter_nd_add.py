@@ -6,7 +6,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from oracle.dtypes import dtype_from_name, dtype_name
+from contract.dtypes import dtype_from_name, dtype_name
 
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, shapes, weighted_dtypes
 

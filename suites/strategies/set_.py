@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from oracle.dtypes import dtype_name
+from contract.dtypes import dtype_name
 
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, weighted_dtypes
 

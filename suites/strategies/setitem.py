@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from oracle.case import decode_key, key_text
-from oracle.dtypes import dtype_name
+from contract.case import decode_key, key_text
+from contract.dtypes import dtype_name
 
 from .common import (array_of, coin, int_range, ints, make_case, pick, shape_of, shape_text, shapes,
                      unique_along, weighted_dtypes)

@@ -50,7 +50,7 @@ class VendorClipAdapter(Adapter):
         if spec["kind"] == "tensor":
             return np.array(case.inputs[which], copy=True)
         if spec["kind"] == "element":
-            from oracle.dtypes import dtype_from_name
+            from contract.dtypes import dtype_from_name
             return vendor_clip.Element(spec["value"], dtype_from_name(spec["dtype"]))
         return spec["value"]         # int or float, passed as the Python scalar a user writes
 

@@ -1,0 +1,27 @@
+"""The words every layer shares, defined once: verdicts and their sets, exit codes, the suite version."""
+from __future__ import annotations
+
+# The suite's version: pyproject.toml reads it from here, results and corpus headers record it.
+SUITE_VERSION = "0.1.0"
+
+VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
+            "crash", "timeout", "extension", "not-applicable")
+# A divergence from the spec: what an expectations file may list and what fails a gate.
+DIVERGENT = frozenset({"value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
+                       "crash", "timeout"})
+# The spec's answer, or an admissible extension of unsupported input.
+CONFORMING = frozenset({"pass", "extension"})
+# No answer: the adapter has no mapping for the call.  VERDICTS = DIVERGENT | CONFORMING | NO_ANSWER.
+NO_ANSWER = frozenset({"not-applicable"})
+assert DIVERGENT | CONFORMING | NO_ANSWER == set(VERDICTS) and not DIVERGENT & CONFORMING
+
+# Exit codes of `conform` (docs/CLI.md).
+EXIT_OK = 0             # conformant, or only listed divergences
+EXIT_DIVERGED = 1       # unlisted divergences (diff: a regression; certify: failures)
+EXIT_USAGE = 2          # bad command line
+EXIT_BAD_INPUT = 3      # an input file is missing, unreadable or malformed
+EXIT_INCOMPATIBLE = 4   # resume or merge of runs that do not belong together
+EXIT_ADAPTER = 5        # an adapter that cannot be loaded or is unavailable
+EXIT_ORACLE = 6         # oracle.expect failed on a case: a bug in the spec's code
+EXIT_INTERRUPTED = 130
+
