@@ -75,7 +75,12 @@ class Adapter:
     def run(self, case) -> Outcome:
         raise NotImplementedError
 
-    def repro(self, case) -> str:
-        """A snippet in the framework's own syntax that reproduces the call."""
+    def repro(self, case, expectation=None) -> str:
+        """A script in the framework's own syntax that makes the call and, given the oracle's Expectation
+        (contract.expectation), checks the answer: it fails exactly when the case fails (adapters/repro.py).
+
+        The default calls native_api(op, case) as a function of NumPy arrays, arguments in the documented
+        order.  An override taking only (case) still works: it then gets no Expectation and checks nothing.
+        """
         from .repro import generic_repro
-        return generic_repro(case, self.native_api(case.op, case))
+        return generic_repro(case, self.native_api(case.op, case), expectation)

@@ -133,37 +133,3 @@ def set_source(case, tensors, make_storage, make_view):
         return base, base
     src = make_view(base, view["offset"], tuple(view["size"]), tuple(view["stride"]))
     return src, src
-
-
-# ---- repro snippets ----------------------------------------------------------------------
-
-def repro_text(case, native_api: str, imports: str, tensor_text, call_lines) -> str:
-    """A runnable snippet: imports, every input rebuilt exactly, then the adapter's call lines.
-
-    `tensor_text(np_expr, array)` wraps repro.array_literal's exact NumPy expression
-    into the framework's constructor.
-    """
-    from .repro import array_literal, header_comment, imports_for
-    lines = [header_comment(case) + f" via {native_api}", *imports_for(case), imports]
-    lines += [f"{name} = {tensor_text(array_literal(a), a)}" for name, a in sorted(case.inputs.items())]
-    lines += call_lines
-    return "\n".join(lines) + "\n"
-
-
-def py_literal(v) -> str:
-    from .repro import scalar_text
-    return scalar_text(v)
-
-
-def value_text(case, inputs_name="value"):
-    """setitem / scatter value: the tensor's variable name, or the scalar literal."""
-    return inputs_name if inputs_name in case.inputs else py_literal(case.params["value"])
-
-
-def setitem_key_text(case) -> str:
-    from contract.case import key_text
-    return key_text(case.params["key"])
-
-
-def set_kwargs_text(case) -> str:
-    return "".join(f", {k}={py_literal(v)}" for k, v in set_kwargs(case).items())

@@ -61,6 +61,8 @@ class InProcessHandle:
         self.ops = tuple(self.adapter.ops)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
+        from .worker import interpreter
+        self.interpreter = interpreter()
         if self.available:
             self.adapter.setup()
             from .worker import safe_call
@@ -80,9 +82,10 @@ class InProcessHandle:
         from .worker import safe_call
         return safe_call(self.adapter.native_api, op, case)
 
-    def repro(self, case) -> str:
+    def repro(self, case, expectation=None) -> str:
+        from .repro import call_repro
         from .worker import safe_call
-        return safe_call(self.adapter.repro, case)
+        return safe_call(call_repro, self.adapter.repro, case, expectation)
 
     def close(self):
         pass
@@ -97,7 +100,7 @@ class WorkerHandle:
         self.spec, self.memory_mb, self.python = spec, memory_mb, python
         self.proc = None
         self.restarts = 0
-        self._desc = (None, "", "")       # (case id, native_api, repro) of the last describe()
+        self._desc = (None, "", "")       # ((case id, with an expectation), native_api, repro) of the last describe()
         self._queue = deque()             # _Items sent or waiting to be sent, oldest first
         self._ready = deque()             # outcomes read early (while waiting for a repro), in order
         self._last_reply = 0.0
@@ -113,6 +116,7 @@ class WorkerHandle:
         self.available, self.reason = hello["available"], hello["reason"]
         self.execution = f"{hello['execution']}, in a worker process"
         self.ops = tuple(hello["ops"])
+        self.interpreter = hello.get("interpreter") or {"executable": python}
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
 
     # ---- process management -------------------------------------------------------------
@@ -336,10 +340,14 @@ class WorkerHandle:
     def _stderr(self) -> str:
         return read_capped(self._err) if self._err is not None else ""
 
-    def _describe(self, case):
-        if self._desc[0] != case.id:
+    def _describe(self, case, expectation=None):
+        key = (case.id, expectation is not None)
+        if self._desc[0] != key:
             head, arrays = wire.case_to_msg(case)
             head["type"] = "repro"
+            if expectation is not None:
+                head["expectation"], more = wire.expectation_to_msg(expectation)
+                arrays.update(more)
             mine = _Item("repro", wire.encode(head, arrays), self.case_timeout)
             self._queue.append(mine)
             self._pump()
@@ -351,16 +359,16 @@ class WorkerHandle:
                     self._ready.append(result)      # an earlier case's outcome: collect() returns it next
             if result is None:
                 from .repro import generic_repro
-                self._desc = (case.id, case.op, generic_repro(case, case.op))
+                self._desc = (key, case.op, generic_repro(case, case.op, expectation))
             else:
-                self._desc = (case.id, result["native_api"], result["repro"])
+                self._desc = (key, result["native_api"], result["repro"])
         return self._desc
 
     def native_api(self, op, case=None) -> str:
         return self._describe(case)[1] if case is not None else op
 
-    def repro(self, case) -> str:
-        return self._describe(case)[2]
+    def repro(self, case, expectation=None) -> str:
+        return self._describe(case, expectation)[2]
 
 
 @dataclass

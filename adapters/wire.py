@@ -128,6 +128,35 @@ def case_from_msg(head, arrays):
                 clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"])
 
 
+_EXPECTED = "expected:"     # prefix of the arrays of an Expectation (input names are identifiers)
+
+
+def expectation_to_msg(exp):
+    """(JSON-able dict, {array name: ndarray}) of a contract.expectation.Expectation, for a repro request."""
+    head = {"kind": exp.kind, "clauses": list(exp.clauses), "error_clause": exp.error_clause,
+            "error_class": exp.error_class, "message": exp.message, "outputs": []}
+    arrays = {}
+    for name, ea in exp.outputs.items():
+        head["outputs"].append({"name": name, "rule": ea.rule, "zero_sign": ea.zero_sign})
+        for part in ("value", "bound", "choices"):
+            a = getattr(ea, part)
+            if a is not None:
+                arrays[f"{_EXPECTED}{name}:{part}"] = np.asarray(a)
+    return head, arrays
+
+
+def expectation_from_msg(head, arrays):
+    """The Expectation expectation_to_msg encoded; its arrays are taken out of `arrays`."""
+    from contract.expectation import Expectation, ExpectedArray
+    outputs = {}
+    for o in head.get("outputs") or ():
+        parts = {p: arrays.pop(f"{_EXPECTED}{o['name']}:{p}", None) for p in ("value", "bound", "choices")}
+        outputs[o["name"]] = ExpectedArray(parts["value"], rule=o["rule"], bound=parts["bound"],
+                                           choices=parts["choices"], zero_sign=o["zero_sign"])
+    return Expectation(head["kind"], tuple(head.get("clauses") or ()), outputs, error_clause=head.get("error_clause"),
+                       error_class=head.get("error_class"), message=head.get("message") or "")
+
+
 _OUTCOME_FIELDS = ("kind", "exc_type", "message", "stderr", "signal", "seconds", "native_api", "elapsed_s")
 
 

@@ -57,7 +57,15 @@ def hello(adapter) -> dict:
     ok, reason = adapter.available()
     return {"type": "hello", "pid": os.getpid(), "name": adapter.name,
             "version": safe_call(adapter.version), "available": bool(ok), "reason": reason or "",
-            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout}
+            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout,
+            "interpreter": interpreter()}
+
+
+def interpreter() -> dict:
+    """The Python running the adapter, as results headers and certificates record it."""
+    import platform
+    return {"executable": sys.executable, "version": platform.python_version(),
+            "implementation": platform.python_implementation()}
 
 
 class _Hygiene:
@@ -134,9 +142,11 @@ def serve(adapter, rfd: int, wfd: int) -> None:
         kind = head.get("type")
         if kind == "bye":
             return
+        expectation = wire.expectation_from_msg(head.pop("expectation"), arrays) if "expectation" in head else None
         case = wire.case_from_msg(head, arrays)
         if kind == "repro":
-            reply = {"type": "repro", "repro": safe_call(adapter.repro, case),
+            from .repro import call_repro
+            reply = {"type": "repro", "repro": safe_call(call_repro, adapter.repro, case, expectation),
                      "native_api": safe_call(adapter.native_api, case.op, case)}
             hygiene.after_case()
             take_stderr()

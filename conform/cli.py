@@ -26,8 +26,34 @@ def main(argv=None) -> int:
         return runner.EXIT_INTERRUPTED
 
 
+def positive_int(text):
+    """argparse type: an int >= 1 (a job count, a sample size); anything else is a usage error (exit 2)."""
+    return _checked(text, int, lambda v: v >= 1, "a whole number >= 1")
+
+
+def positive_float(text):
+    """argparse type: a number of seconds > 0 (0 or less would kill every case at once)."""
+    return _checked(text, float, lambda v: v > 0 and v == v and v != float("inf"), "a number of seconds > 0")
+
+
+def non_negative_int(text):
+    return _checked(text, int, lambda v: v >= 0, "a whole number >= 0")
+
+
+def _checked(text, convert, ok, what):
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+    return value
+
+
 def build_parser():
+    from contract.vocabulary import SUITE_VERSION
     parser = argparse.ArgumentParser(prog="conform", description="Conformance of tensor ops to their documents.")
+    parser.add_argument("--version", action="version", version=f"conform (tensor-conformance) {SUITE_VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run the corpus through adapters; write DIR/results.jsonl and the report")
@@ -35,15 +61,16 @@ def build_parser():
                    help="repeatable; default: every available adapter")
     p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
     p.add_argument("--out", metavar="DIR", default="conform-out", help="output folder (default: conform-out)")
-    p.add_argument("--case-timeout", type=float, metavar="S",
+    p.add_argument("--case-timeout", type=positive_float, metavar="S",
                    help="seconds per case before the worker is killed (default: the adapter's, else 60)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes per adapter (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes per adapter (default 1)")
     p.add_argument("--in-process", action="store_true", help="run adapters in this process (debugging)")
     p.add_argument("--profile", default="ci", choices=("dev", "ci", "certify", "thorough"),
                    help="recorded in the results header (default ci)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out (cases already recorded are skipped)")
     p.add_argument("--shard", metavar="K/N", help="run the K-th of N deterministic slices of the corpus")
-    p.add_argument("--memory-mb", type=int, default=0, metavar="M", help="address-space limit per worker")
+    p.add_argument("--memory-mb", type=non_negative_int, default=0, metavar="M",
+                   help="address-space limit per worker (default 0: none)")
     p.add_argument("--expectations", metavar="DIR",
                    help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     p.add_argument("--no-report", action="store_true", help="write results only")

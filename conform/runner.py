@@ -134,10 +134,10 @@ def _previous(path, header_expect):
         raise RunError(f"cannot resume: {e}", EXIT_BAD_INPUT) from None
     if header is None:
         return None, done, counts, finished
-    for k in ("corpus_hash", "shard"):
-        if header.get(k) != header_expect[k]:
+    for k in ("corpus_hash", "shard", "ops"):
+        if header.get(k) != header_expect.get(k):
             raise RunError(f"cannot resume {path}: it was made with {k} {header.get(k)!r}, "
-                           f"this run has {header_expect[k]!r}", EXIT_INCOMPATIBLE)
+                           f"this run has {header_expect.get(k)!r}", EXIT_INCOMPATIBLE)
     before = sorted(a["name"] for a in header["adapters"])
     now_ = sorted(a["name"] for a in header_expect["adapters"])
     if before != now_:
@@ -172,23 +172,43 @@ def _drop_torn_tail(path):
 
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None) -> RunResult:
+        memory_mb=0, expect=None, ops=None) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class).
 
     `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
-    called after each case.  Never raises for a bad input: the RunResult's exit_code says.
+    called after each case.  `ops`: run only the cases of these ops (recorded in the header).
+    Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
     try:
-        return _run(list(adapters), corpus, out_dir, case_timeout, max(1, int(jobs or 1)), in_process,
-                    profile, resume, shard, progress, expectations_dir, memory_mb, expect, t0)
+        check_options(case_timeout, jobs, expectations_dir, ops)
+        return _run(list(adapters), corpus, out_dir, case_timeout, int(jobs), in_process,
+                    profile, resume, shard, progress, expectations_dir, memory_mb, expect, t0,
+                    tuple(sorted(set(ops))) if ops else None)
     except RunError as e:
         return RunResult(e.exit_code, os.path.join(out_dir, "results.jsonl"), message=str(e),
                          elapsed_s=time.monotonic() - t0)
 
 
+def check_options(case_timeout=None, jobs=1, expectations_dir=None, ops=None) -> None:
+    """The option checks of docs/CLI.md, for every caller (conform run, certify, verify, the pytest plugin):
+    RunError(EXIT_USAGE) for a value no run can use, RunError(EXIT_BAD_INPUT) for a folder that is not there."""
+    if case_timeout is not None and not (isinstance(case_timeout, (int, float)) and 0 < case_timeout < float("inf")):
+        raise RunError(f"--case-timeout must be a number of seconds > 0, got {case_timeout!r}", EXIT_USAGE)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise RunError(f"--jobs must be a whole number >= 1, got {jobs!r}", EXIT_USAGE)
+    if expectations_dir is not None and not os.path.isdir(expectations_dir):
+        what = "is not a folder" if os.path.exists(expectations_dir) else "does not exist"
+        raise RunError(f"--expectations {expectations_dir}: {what} (it must be a folder of <adapter>.txt files)",
+                       EXIT_BAD_INPUT)
+    from contract.case import OPS
+    unknown = sorted(set(ops or ()) - set(OPS))
+    if unknown:
+        raise RunError(f"unknown op {', '.join(unknown)}; ops are {', '.join(OPS)}", EXIT_USAGE)
+
+
 def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume, shard, progress,
-         expectations_dir, memory_mb, expect, t0):
+         expectations_dir, memory_mb, expect, t0, ops=None):
     from suites.expectations import Expectations, ExpectationsError
     if not specs:
         raise RunError("no adapter given", EXIT_USAGE)
@@ -210,10 +230,13 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
         except ExpectationsError as e:
             raise RunError(str(e), EXIT_BAD_INPUT) from None
         adapters_meta = [{"name": h.name, "version": h.version, "execution": h.execution,
-                          "available": h.available, "reason": h.reason, "spec": h.spec} for h in first]
+                          "available": h.available, "reason": h.reason, "spec": h.spec,
+                          "interpreter": getattr(h, "interpreter", None)} for h in first]
         shard_text = f"{k}/{n}"
-        run_id = _run_id(corpus_hash, adapters_meta, shard_text, profile)
+        run_id = _run_id(corpus_hash, adapters_meta, shard_text, profile, ops)
         header = run_record(run_id, corpus_hash, source.declared, adapters_meta, profile=profile, shard=shard_text)
+        if ops:
+            header["ops"] = list(ops)       # a run of some ops only (conform certify --op): docs/RESULTS.md
         done, counts, finished = set(), Counter(), False
         if resume and os.path.exists(path) and os.path.getsize(path):
             old, done, counts, finished = _previous(path, header)
@@ -224,7 +247,7 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
         # Progress only: the shard's exact size is known once the corpus has streamed past.
         total = -(-(source.declared or 0) // n) * len(first)
         todo = (c for c in source
-                if in_shard(c.id, k, n) and any((c.id, nm) not in done for nm in names))
+                if (not ops or c.op in ops) and in_shard(c.id, k, n) and any((c.id, nm) not in done for nm in names))
         with ResultsWriter(path, append=append) as out:
             if not append:
                 out.write(header)
@@ -284,9 +307,10 @@ def _unlisted_in(path, expectations) -> int:
     return n
 
 
-def _run_id(corpus_hash, adapters_meta, shard, profile) -> str:
+def _run_id(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     # Derived from what was run, so two runs of the same commit give identical files apart from timings.
-    blob = json.dumps([corpus_hash, [(a["name"], a["version"]) for a in adapters_meta], shard, profile])
+    what = [corpus_hash, [(a["name"], a["version"]) for a in adapters_meta], shard, profile]
+    blob = json.dumps(what + [list(ops)] if ops else what)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

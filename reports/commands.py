@@ -28,15 +28,19 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, help="folder for report.html and summary.json")
     p.set_defaults(func=cmd_report)
 
-    p = subparsers.add_parser("diff", help="compare two runs; exit 1 when something regressed")
+    p = subparsers.add_parser("diff", help="compare two runs; exit 1 when something regressed or coverage was lost")
     p.add_argument("base", help="results.jsonl of the reference run")
     p.add_argument("new", help="results.jsonl of the run under review")
     p.add_argument("--out", required=True, help="folder for diff.txt and diff.html")
+    p.add_argument("--allow-lost-coverage", action="store_true",
+                   help="accept adapters or cases missing from NEW, and runs of another corpus or suite version")
     p.set_defaults(func=cmd_diff)
 
     p = subparsers.add_parser("merge", help="join results of shards or workers into one results file")
     p.add_argument("results", nargs="+", help="results.jsonl files of the same corpus and suite version")
     p.add_argument("--out", required=True, help="folder for the merged results.jsonl (or a .jsonl path)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="write the merge of shards that do not cover the corpus (its end record says complete: false)")
     p.set_defaults(func=cmd_merge)
 
     p = subparsers.add_parser("certify", help="run the shipped corpus on one adapter; write certificate.json + report")
@@ -84,11 +88,23 @@ def cmd_diff(args) -> int:
         r = write_diff(args.base, args.new, args.out)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
+    from .diff import coverage_problems, identity_problems
     for name, d in r["adapters"].items():
         print(f"{name}: {d.counts['new_failures']} new failures, {d.counts['fixed']} fixed, "
               f"{d.counts['changed_verdicts']} changed verdicts, {d.counts['changed_messages']} changed messages")
     print(f"{r['regressions']} regression(s); details in {Path(args.out) / 'diff.txt'} and diff.html")
-    return EXIT_DIVERGED if r["regressions"] else EXIT_OK
+    differ, lost = identity_problems(r), coverage_problems(r)
+    allowed = " (allowed by --allow-lost-coverage)" if args.allow_lost_coverage else ""
+    for line in differ + lost:
+        print(f"conform: {'warning' if allowed else 'error'}: {line}{allowed}", file=sys.stderr)
+    if (differ or lost) and not allowed:
+        print("conform: the new run does not cover what the base covered; "
+              "--allow-lost-coverage accepts that", file=sys.stderr)
+    if differ and not allowed:
+        return EXIT_INCOMPATIBLE
+    if r["regressions"] or (lost and not allowed):
+        return EXIT_DIVERGED
+    return EXIT_OK
 
 
 def cmd_merge(args) -> int:
@@ -99,7 +115,7 @@ def cmd_merge(args) -> int:
     out = Path(args.out)
     out = out if out.suffix == ".jsonl" else out / "results.jsonl"
     try:
-        r = merge(args.results, out)
+        r = merge(args.results, out, allow_incomplete=args.allow_incomplete)
     except MergeError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return EXIT_INCOMPATIBLE
@@ -107,6 +123,8 @@ def cmd_merge(args) -> int:
         return _input_error(e)
     print(f"{r['records']} records from {len(args.results)} files -> {r['out']} "
           f"({r['duplicates']} duplicates dropped)")
+    for line in r["incomplete"]:
+        print(f"conform: warning: incomplete (allowed by --allow-incomplete): {line}", file=sys.stderr)
     for c in r["conflicts"]:
         print(f"warning: {c['adapter']} case {c['case_id']}: kept {c['kept']}, dropped {c['dropped']} "
               f"from {c['file']}", file=sys.stderr)

@@ -157,11 +157,18 @@ class Model:
     citations: Counter = field(default_factory=Counter)   # clause -> case records citing it
     pending: dict = field(default_factory=dict)           # failures not yet attributed to a clause
     ends: list = field(default_factory=list)              # end records (a finished run has one per file)
+    incomplete: list = field(default_factory=list)        # why the results do not cover the corpus ([]: they do)
     verdict_lines: list = None
     kinds: dict = field(default_factory=dict)             # clause -> kind, from the catalogue
     duplicates: int = 0
 
     # -- derived views, computed once after the pass --
+    @property
+    def complete(self) -> bool:
+        """Whether the results cover their corpus: every file finished (has its end record), the shards
+        join up, and every adapter has a record of every case (completeness_problems)."""
+        return not self.incomplete
+
     @property
     def ops(self):
         seen = {op for op, _ in self.matrix}
@@ -242,13 +249,17 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
     m.verdict_lines = [] if keep_verdicts else None
     m.kinds = {c: i.kind for c, i in m.catalogue.items()}
     seen_keys = set()
+    files = []
     for path in paths:
+        files.append([str(path), {}, None])
         for rec in iter_records(path):
             kind = rec.get("record")
             if kind == "run":
                 _add_header(m, rec, path)
+                files[-1][1] = rec
             elif kind == "end":
                 m.ends.append(rec)
+                files[-1][2] = rec
             elif kind == "case":
                 key = (rec["case_id"], rec["adapter"])
                 if key in seen_keys:      # a resumed run or overlapping shards: count each answer once
@@ -259,7 +270,56 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
                 if m.verdict_lines is not None:
                     m.verdict_lines.append(f"{key[0]}\t{key[1]}\t{rec['verdict']}")
     attribute_failures(m)
+    per_adapter = Counter()
+    for (_, a), c in m.matrix.items():
+        per_adapter[a] += sum(c.values())
+    m.incomplete = completeness_problems(files, per_adapter)
     return m
+
+
+def completeness_problems(files, cases_per_adapter) -> list:
+    """Why a set of results files does not cover its corpus, one line each ([] when it does).
+
+    files: (path, run header, end record or None) per file; cases_per_adapter: adapter -> distinct
+    (case, adapter) records.  Checks: every file has its end record (else the run was interrupted) and
+    none says `complete: false` (a merge of an incomplete set); the shards K/N join up to the whole
+    corpus; and, where every header declares the corpus's case count and no run was limited to some
+    ops, each adapter has that many records (a case the oracle failed on, or a -k in pytest, leaves one out).
+    """
+    problems, slices = [], set()
+    for path, header, end in files:
+        if end is None:
+            problems.append(f"{path}: no end record (an interrupted run; `conform run --resume` finishes it)")
+        elif end.get("complete") is False:
+            why = "; ".join(str(x) for x in end.get("incomplete") or ()) or "its end record says complete: false"
+            problems.append(f"{path}: merged from an incomplete set ({why})")
+        shard = str(header.get("shard") or "1/1")
+        if shard == "merged":
+            slices.add((1, 1))      # a merge stands for the whole corpus; its own end record says if it is not
+            continue
+        try:
+            k, n = (int(x) for x in shard.split("/"))
+        except ValueError:
+            problems.append(f"{path}: shard {shard!r} is not K/N")
+            continue
+        slices.add((k, n))
+    splits = {n for _, n in slices}
+    if splits and not any(all((k, n) in slices for k in range(1, n + 1)) for n in splits):
+        for n in sorted(splits):
+            missing = [f"{k}/{n}" for k in range(1, n + 1) if (k, n) not in slices]
+            problems.append(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: "
+                            "the shards do not cover the corpus")
+    declared = {h.get("corpus_cases") for _, h, _ in files}
+    limited = any(h.get("ops") for _, h, _ in files)
+    if len(declared) == 1 and not limited:
+        total = declared.pop()
+        names = {a.get("name") for _, h, _ in files for a in h.get("adapters") or () if isinstance(a, dict)}
+        if isinstance(total, int) and not isinstance(total, bool):
+            for a in sorted((names | set(cases_per_adapter)) - {None}):
+                if cases_per_adapter.get(a, 0) < total:
+                    problems.append(f"adapter {a}: {cases_per_adapter.get(a, 0)} of the corpus's {total} cases "
+                                    "have a record")
+    return problems
 
 
 def _add_header(m: Model, rec, path):

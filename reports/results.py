@@ -60,7 +60,13 @@ def run_record(run_id, corpus_hash, corpus_cases, adapters, profile="ci", seed=0
     return {"record": "run", "schema": SCHEMA, "run_id": run_id, "suite_version": SUITE_VERSION,
             "corpus_hash": corpus_hash, "corpus_cases": corpus_cases, "profile": profile, "seed": seed,
             "started": now(), "platform": platform.platform(), "python": platform.python_version(),
-            "packages": _packages(), "shard": shard, "adapters": adapters}
+            "packages": _packages(), "shard": shard, "adapters": adapters, "interpreter": _interpreter()}
+
+
+def _interpreter() -> dict:
+    # the harness's Python; an adapter's own is in its `adapters` entry (the worker's hello)
+    from adapters.worker import interpreter
+    return interpreter()
 
 
 def case_record(run_id: str, verdict, case) -> dict:
