@@ -1,16 +1,15 @@
-"""`conform report | diff | merge | certify`: argparse wiring and exit codes.
+"""`conform report | diff | merge`: argparse wiring and exit codes (certify and verify run candidates: conform/).
 
 conform/cli.py calls register(subparsers); each subcommand sets `func`, which
 takes the parsed args and returns the exit code.  `python -m reports.commands`
 runs the same commands without the rest of the CLI.
 
-Exit codes (documented in docs/SUMMARY.md and docs/CERTIFY.md):
+Exit codes (documented in docs/SUMMARY.md):
   0  done
-  1  `diff`: at least one regression; `certify`: the run recorded failures
+  1  `diff`: a regression, or coverage of the base lost (an adapter or cases missing from the new run)
   2  usage error (argparse)
   3  an input file is missing, unreadable or malformed (message names file and line)
-  4  `merge`: inputs from different corpora or suite versions
-  5  `certify`: the adapter cannot be loaded or is unavailable
+  4  `diff`: runs of different corpora or suite versions; `merge`: those, or an incomplete shard set
 """
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK, EXIT_USAGE  # noqa: F401
+from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK
 
 
 
@@ -42,16 +41,6 @@ def register(subparsers) -> None:
     p.add_argument("--allow-incomplete", action="store_true",
                    help="write the merge of shards that do not cover the corpus (its end record says complete: false)")
     p.set_defaults(func=cmd_merge)
-
-    p = subparsers.add_parser("certify", help="run the shipped corpus on one adapter; write certificate.json + report")
-    p.add_argument("--adapter", required=True, help="adapter name, entry point name, or package.module:Class")
-    p.add_argument("--out", required=True, help="output folder (results.jsonl, report.html, certificate.json)")
-    p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
-    p.add_argument("--case-timeout", type=float, metavar="S", help="seconds per case before the worker is killed")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
-    p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
-    p.set_defaults(func=cmd_certify)
 
 
 def _input_error(e) -> int:
@@ -129,24 +118,6 @@ def cmd_merge(args) -> int:
         print(f"warning: {c['adapter']} case {c['case_id']}: kept {c['kept']}, dropped {c['dropped']} "
               f"from {c['file']}", file=sys.stderr)
     return EXIT_OK
-
-
-def cmd_certify(args) -> int:
-    from . import model as M
-    from .certify import CertifyError, certify
-    try:
-        cert = certify(args.adapter, args.out, corpus=args.corpus, in_process=args.in_process,
-                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs)
-    except CertifyError as e:
-        print(f"conform: error: {e}", file=sys.stderr)
-        return e.exit_code
-    except (*M.INPUT_ERRORS, OSError) as e:
-        return _input_error(e)
-    totals = cert["totals"]
-    failing = sum(totals.get(v, 0) for v in M.DIVERGENT)
-    print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {sum(totals.values())} cases, "
-          f"{failing} failing -> {Path(args.out) / 'certificate.json'}")
-    return EXIT_DIVERGED if failing else EXIT_OK
 
 
 def main(argv=None) -> int:

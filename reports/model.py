@@ -133,6 +133,7 @@ class FailureGroup:
     minimal: dict = None              # the whole record of the smallest case
     minimal_size: tuple = None
     examples: list = field(default_factory=list)   # (case_id, label, outcome) of further cases, capped
+    why: str = ""                     # why the failures are charged to `clause` (attribution_reason)
 
     @property
     def key(self) -> str:
@@ -155,6 +156,7 @@ class Model:
     case_ops: dict = field(default_factory=dict)           # case_id -> op
     catalogue: dict = field(default_factory=dict)
     citations: Counter = field(default_factory=Counter)   # clause -> case records citing it
+    failing_citations: Counter = field(default_factory=Counter)   # (clause, adapter) -> failing records citing it
     pending: dict = field(default_factory=dict)           # failures not yet attributed to a clause
     ends: list = field(default_factory=list)              # end records (a finished run has one per file)
     incomplete: list = field(default_factory=list)        # why the results do not cover the corpus ([]: they do)
@@ -339,6 +341,8 @@ def add_record(m: Model, rec: dict):
                                     "execution": "", "available": True, "reason": ""})
     clauses = tuple(rec["clauses"])
     m.citations.update(clauses)
+    if verdict in DIVERGENT:
+        m.failing_citations.update((c, adapter) for c in clauses)
     for c in clauses:
         m.clause_ops.setdefault(c, op)
         stats = m.clause_stats[(c, adapter)]
@@ -356,7 +360,8 @@ def add_record(m: Model, rec: dict):
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
         # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
-        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided), rec)
+        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided,
+                                 edge_case(rec)), rec)
 
 
 def attribute_failures(m: Model) -> None:
@@ -366,32 +371,79 @@ def attribute_failures(m: Model) -> None:
     (op, adapter, verdict, cited clauses, documented error clause), so this
     costs one step per distinct group, not per record.
     """
-    for (op, adapter, verdict, clauses, err, decided), pg in m.pending.items():
-        blamed = blame(decided, err, m.citations, m.kinds)
+    for (op, adapter, verdict, clauses, err, decided, edge), pg in m.pending.items():
+        rates = {c: m.failing_citations[(c, adapter)] / max(m.clause_stats[(c, adapter)]["cases"], 1)
+                 for c in decided}
+        blamed = blame(decided, err, m.citations, m.kinds, edge, rates)
         for c in clauses:
             m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
         key = (op, adapter, verdict, blamed)
         g = m.groups.get(key)
         if g is None:
             g = m.groups[key] = FailureGroup(*key)
+            g.why = attribution_reason(blamed, decided, err, edge, rates)
         _merge_group(g, pg)
     m.pending.clear()
 
 
-def blame(cited, error_clause=None, citations=None, kinds=None) -> str:
-    """The clause a failure is attributed to: the most specific rule it cites.
+# A failure on a case with an input that has no elements (a zero-length dimension: an empty x, or
+# indices.shape[-1] == 0 in scatter_nd_add) is charged here, not to a clause: such a case cites the op's
+# general rules (SNA-RULE, SNA-DUP...) because the oracle applies them, but what fails there is the
+# edge case, and charging it to the general rule would mark a rule failed that every ordinary case meets.
+EDGE_EMPTY = "(edge case: an input with no elements)"
+
+
+def edge_case(rec) -> str:
+    """EDGE_EMPTY when some input of the record's case has a zero-length dimension, else ''."""
+    inputs = (rec.get("case") or {}).get("inputs") or {}
+    for a in inputs.values():
+        shape = a.get("shape") if isinstance(a, dict) else None
+        if isinstance(shape, list) and 0 in shape:
+            return EDGE_EMPTY
+    return ""
+
+
+def blame(cited, error_clause=None, citations=None, kinds=None, edge="", fail_rates=None) -> str:
+    """The clause a failure is attributed to (attribution_reason says why; docs/SUMMARY.md "Attribution").
 
     A record cites every clause its case touches (the general formula and dtype
     rules included) and does not say which one broke.  The documented error's
     clause decides for an error expectation ("raises TypeError (SNA-IDX-DTYPE)");
-    otherwise the cited clause the fewest records cite, gap clauses last, ties by id.
+    then an edge case (`edge`: EDGE_EMPTY) takes the failure; otherwise the cited
+    clause whose cases fail most often for this adapter (`fail_rates`: failing
+    records citing it / records citing it): the rule the failures go with, so a
+    min>max failure with tensor bounds is CL-MIN-GT-MAX's and not CL-BROADCAST's
+    when broadcasting alone works.  Ties: the clause the fewest records cite (the
+    most specific), gap clauses last, then by id.
     """
     if error_clause:
         return error_clause
+    if edge:
+        return edge
     if not cited:
         return "(no clause)"
-    citations, kinds = citations or {}, kinds or {}
-    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, citations.get(c, 0), c))
+    citations, kinds, rates = citations or {}, kinds or {}, fail_rates or {}
+    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, -round(rates.get(c, 0.0), 9),
+                                     citations.get(c, 0), c))
+
+
+def attribution_reason(blamed, cited, error_clause=None, edge="", fail_rates=None) -> str:
+    """One sentence: why a failure is charged to `blamed` (shown with every failure group)."""
+    if error_clause:
+        return (f"the documents say this call raises ({error_clause}); a failure of a documented error is "
+                f"charged to the clause that documents it")
+    if edge:
+        return ("an input has no elements (a zero-length dimension, e.g. indices.shape[-1] == 0): the failure "
+                f"is charged to that edge case, not to the general rules the case cites ({', '.join(cited)})")
+    if blamed == "(no clause)":
+        return "the case cites no clause"
+    rates = fail_rates or {}
+    others = [c for c in cited if c != blamed]
+    if not others:
+        return f"{blamed} is the only clause the oracle's answer rests on"
+    pct = ", ".join(f"{c} {100 * rates.get(c, 0):.0f}%" for c in sorted(cited, key=lambda c: -rates.get(c, 0)))
+    return (f"of the clauses the oracle's answer rests on, {blamed}'s cases fail most often for this adapter "
+            f"({pct} of the cases citing each fail); a heuristic: docs/SUMMARY.md, Attribution")
 
 
 _ERROR_CLAUSE = re.compile(r"^raises .*\(([A-Z]+-[A-Z0-9-]+)\)\s*$")

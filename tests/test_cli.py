@@ -1,5 +1,6 @@
 """`conform run` / `conform adapters` for real: subprocesses, real workers, killed and resumed runs, shards."""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -57,13 +58,47 @@ def without_timing(recs):
     return [{k: v for k, v in r.items() if k not in TIMING} for r in recs]
 
 
+def _adapter_rows(text):
+    """{name: (version, available, rest)} from `conform adapters`, split at its header's columns."""
+    head, *rows = text.splitlines()
+    cols = [head.index(h) for h in ("version", "available", "source / reason")]
+    return {r[:cols[0]].strip(): (r[cols[0]:cols[1]].strip(), r[cols[1]:cols[2]].strip(), r[cols[2]:].strip())
+            for r in rows}
+
+
 def test_adapters_lists_availability_versions_and_reasons():
+    from adapters.registry import available_adapters, known
     r = conform("adapters")
     assert r.returncode == 0, r.stderr
-    lines = {line.split()[0]: line for line in r.stdout.splitlines()[1:]}
-    assert "oracle" in lines and " yes " in lines["oracle"]
-    for line in lines.values():
-        assert " yes " in line or "(" in line, f"an unavailable adapter must say why: {line}"
+    rows = _adapter_rows(r.stdout)
+    assert set(rows) == set(known()), "every adapter found by name is listed, once"
+    infos = {i.name: i for i in available_adapters()}
+    for name, (version, available, rest) in rows.items():
+        assert available == ("yes" if infos[name].available else "no"), (name, available)
+        assert rest.split()[0] == known()[name], f"{name}: the source is its module:Class, got {rest!r}"
+        if available == "yes":
+            assert version not in ("", "-"), f"{name}: an available adapter has a version"
+        else:
+            assert re.search(r"\(\S.*\)$", rest), f"{name}: an unavailable adapter must say why: {rest!r}"
+    assert rows["oracle"][1] == "yes"
+
+
+def test_adapters_gives_the_reason_of_an_unavailable_one(monkeypatch, capsys):
+    from adapters import registry
+    from conform import cli
+    fake = [registry.info("oracle"), registry.info("bad_adapters:Unavailable")]
+    monkeypatch.setattr(registry, "available_adapters", lambda: fake)
+    assert cli.main(["adapters"]) == 0
+    rows = _adapter_rows(capsys.readouterr().out)
+    assert rows["oracle"][1] == "yes"
+    version, available, rest = rows["unavailable"]
+    assert (version, available) == ("-", "no") and rest.endswith("(the test framework is not installed)"), rest
+
+
+def test_version():
+    from contract.vocabulary import SUITE_VERSION
+    r = conform("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"conform (tensor-conformance) {SUITE_VERSION}", r
 
 
 def test_oracle_run_writes_results_and_passes(tmp_path, corpus):
@@ -131,6 +166,45 @@ def test_exit_codes(tmp_path, corpus, args, code, text):
     r = conform("run", *args, "--out", str(tmp_path / "out"), "--no-report")
     assert r.returncode == code, r.stderr
     assert text in r.stderr
+
+
+@pytest.mark.parametrize("option, value, why", [
+    ("--jobs", "0", "'0' is not a whole number >= 1"),
+    ("--jobs", "-3", "'-3' is not a whole number >= 1"),
+    ("--jobs", "two", "'two' is not a whole number >= 1"),
+    ("--case-timeout", "0", "'0' is not a number of seconds > 0"),
+    ("--case-timeout", "-1", "'-1' is not a number of seconds > 0"),
+    ("--case-timeout", "nan", "'nan' is not a number of seconds > 0"),
+    ("--memory-mb", "-1", "'-1' is not a whole number >= 0"),
+])
+def test_run_refuses_a_non_positive_count_or_timeout(tmp_path, corpus, option, value, why):
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "oracle", "--corpus", corpus[0], "--out", str(out), option, value, "--no-report")
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert f"argument {option}: {why}" in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists(), "nothing is run or written"
+
+
+@pytest.mark.parametrize("make", ["missing", "a file"])
+def test_run_refuses_an_expectations_folder_that_is_not_there(tmp_path, corpus, make):
+    where = tmp_path / "exp"
+    if make == "a file":
+        where.write_text("clip/* :: a file, not a folder\n")
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "oracle", "--corpus", corpus[0], "--out", str(out), "--expectations", str(where),
+                "--no-report")
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert f"--expectations {where}: {'does not exist' if make == 'missing' else 'is not a folder'}" in r.stderr
+    assert "Traceback" not in r.stderr and not out.exists()
+
+
+def test_runner_refuses_the_same_options_for_every_caller(tmp_path, corpus):
+    from conform import runner
+    for kw, code in [({"jobs": 0}, 2), ({"case_timeout": -1.0}, 2), ({"case_timeout": 0}, 2),
+                     ({"expectations_dir": str(tmp_path / "none")}, 3), ({"ops": ["clap"]}, 2)]:
+        r = runner.run(["oracle"], corpus=corpus[0], out_dir=str(tmp_path / "o"), **kw)
+        assert r.exit_code == code, (kw, r.exit_code, r.message)
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_damaged_corpus_is_refused_with_file_and_line(tmp_path, corpus):
