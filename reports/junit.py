@@ -32,7 +32,7 @@ def junit_tree(m: M.Model) -> ET.ElementTree:
             conforming = sum(c.get(v, 0) for v in M.CONFORMING)
             if conforming:
                 case = ET.SubElement(suite, "testcase", classname=xml_text(f"{adapter}.{op}"),
-                                     name=f"conforming ({conforming} cases)")
+                                     name=f"conforming ({_cases(conforming)})")
                 _properties(case, {"verdict": "pass", "cases": conforming})
                 counts["tests"] += 1
             for g in groups:
@@ -63,7 +63,7 @@ def _testcase(suite, g: M.FailureGroup) -> bool:
     rec = g.minimal or {}
     unlisted = g.count - g.expected_divergences
     case = ET.SubElement(suite, "testcase", classname=xml_text(f"{g.adapter}.{g.op}"),
-                         name=xml_text(f"{g.verdict} {g.clause} ({g.count} case{'s' if g.count != 1 else ''})"))
+                         name=xml_text(f"{g.verdict} {g.clause} ({_cases(g.count)})"))
     _properties(case, {"case_id": rec.get("case_id", ""), "clauses": ",".join(rec.get("clauses") or ()),
                        "verdict": g.verdict, "attributed_to": g.clause, "cases": g.count, "unlisted": unlisted,
                        "expected_divergence": rec.get("expected_divergence") or ""})
@@ -87,6 +87,10 @@ def failure_text(g: M.FailureGroup) -> str:
         lines.append(f"          ... {g.count - 1 - len(g.examples)} more cases in the report")
     lines.append("repro:\n" + (rec.get("repro") or "(none)"))
     return "\n".join(lines)
+
+
+def _cases(n) -> str:
+    return f"{n} case{'s' if n != 1 else ''}"
 
 
 def _properties(case, props):

@@ -1,8 +1,10 @@
-"""The shipped corpus, one test per case and adapter: `test_clip[torch-min>max -> max-3f2a1b]`.
+"""The shipped corpus, one test per case and adapter: `test_clip[torch-min>max_->_max-3f2a1b]`.
 
 A divergence listed in suites/expectations/<adapter>.txt xfails with its reason;
 an unlisted one fails with actual, expected, call and repro.
 """
+import re
+
 import pytest
 
 from suites.check import failure_message, run_and_judge
@@ -21,8 +23,14 @@ def pytest_generate_tests(metafunc):
             continue
         for spec in specs:
             items.append((spec, case))
-            ids.append(f"{_name(spec)}-{case.label or case.origin}-{case.id[:6]}")
+            ids.append(item_id(spec, case))
     metafunc.parametrize("corpus_item", items, ids=ids)
+
+
+def item_id(spec, case) -> str:
+    """adapter-label-id6, without whitespace: an id is copied into shells, -k and --deselect."""
+    label = re.sub(r"\s+", "_", (case.label or case.origin).strip())
+    return f"{_name(spec)}-{label}-{case.id[:6]}"
 
 
 def _name(spec):

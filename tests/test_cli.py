@@ -396,3 +396,59 @@ def test_a_run_survives_floods_chdir_forks_and_leaks(tmp_path):
     assert all(got["noisy", label]["verdict"] == "pass" for label in ("flood", "chdir", "fork", "ok"))
     assert all(got["leaky", c.label]["verdict"] == "unexpected-error" and "MemoryError" in got["leaky", c.label]["outcome"]
                for c in cases)
+
+
+# ---- pytest output: short, ids without spaces, --lf with the cache outside the working tree ---------
+
+def pytest_plain(*args, home, timeout=600):
+    """pytest with the project's own configuration (pyproject addopts, cache_dir), HOME moved to `home`."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS]), "HOME": str(home)}
+    env.pop("XDG_CACHE_HOME", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "suites/test_corpus.py", *args],
+                          cwd=ROOT, env=env, text=True, capture_output=True, timeout=timeout)
+
+
+@pytest.fixture
+def spaced_corpus(tmp_path):
+    cases = [clip_case(label, x=[1.0, 5.0, float(i)]) for i, label in
+             enumerate(["ok", "value", "shape", "two  words\tand a tab"])]
+    path = tmp_path / "spaced.jsonl"
+    write_corpus(str(path), cases)
+    return str(path), cases
+
+
+def test_pytest_ids_have_no_whitespace(tmp_path, spaced_corpus):
+    r = pytest_plain("--adapter", "oracle", "--corpus", spaced_corpus[0], "--collect-only", home=tmp_path)
+    ids = [line for line in r.stdout.splitlines() if "::test_clip[" in line]
+    assert len(ids) == len(spaced_corpus[1]), r.stdout
+    assert all(not re.search(r"\s", i) for i in ids), ids
+    assert any("two_words_and_a_tab" in i for i in ids), ids
+
+
+def test_pytest_summary_lists_failures_not_expected_divergences(tmp_path, spaced_corpus):
+    path, cases = spaced_corpus
+    shape = next(c for c in cases if c.label == "shape")
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "wrong.txt").write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n")
+    r = pytest_plain("--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--expectations", str(exp),
+                     home=tmp_path)
+    assert r.returncode == 1, r.stdout[-3000:]
+    summary = r.stdout[r.stdout.index("short test summary info"):]
+    assert "FAILED suites/test_corpus.py::test_clip[WrongOutputs-value-" in summary
+    assert "XFAIL" not in summary and "SKIPPED" not in summary and "PASSED" not in summary, summary
+    assert "1 xfailed" in summary
+
+
+def test_pytest_last_failed_reruns_the_failures_with_its_cache_outside_the_tree(tmp_path, spaced_corpus):
+    path, cases = spaced_corpus
+    args = ("--adapter", "bad_adapters:WrongOutputs", "--corpus", path)
+    first = pytest_plain(*args, home=tmp_path)
+    assert first.returncode == 1 and "2 failed, 2 passed" in first.stdout, first.stdout[-2000:]
+    again = pytest_plain(*args, "--lf", home=tmp_path)
+    assert again.returncode == 1, again.stdout[-2000:]
+    failed = lambda r: sorted(re.findall(r"^FAILED (\S+)", r.stdout, re.M))  # noqa: E731
+    assert failed(again) == failed(first) and len(failed(first)) == 2, again.stdout[-2000:]
+    assert re.search(r"^2 failed, \d+ deselected in ", again.stdout, re.M), again.stdout[-2000:]
+    assert (tmp_path / ".cache" / "tensor-conformance" / "pytest" / "v" / "cache" / "lastfailed").is_file()
+    assert not os.path.exists(os.path.join(ROOT, ".pytest_cache")), "the cache stays out of the working tree"
