@@ -98,11 +98,11 @@ def run_corpus(spec, cases, tmp_path, expect=None) -> list:
     return [r for r in iter_records(result.results_path) if r["record"] == "case"]
 
 
-def sample(adapter_name, ops, per_op_passing=1, limit=6):
-    """(likely failing cases: one per expectations line that some corpus case's key would match; likely
-    passing cases: the first per op that no line would match)."""
+def sample(adapter_name, ops, passing=2, limit=6):
+    """(likely failing cases: one per expectations line that some corpus case's key would match, at most
+    `limit`; likely passing cases: the first of `passing` ops that no line would match)."""
     patterns = Expectations.for_adapter(adapter_name).patterns
-    failing, passing, used = [], {}, set()
+    failing, chosen, used = [], {}, set()
     for case in iter_corpus(DEFAULT_PATH):
         if case.op not in ops:
             continue
@@ -121,9 +121,9 @@ def sample(adapter_name, ops, per_op_passing=1, limit=6):
                         used.add(p.where())
                         failing.append(case)
                     break
-        if not hit and e.kind != "unspecified" and len(passing.setdefault(case.op, [])) < per_op_passing:
-            passing[case.op].append(case)
-    return failing, [c for cs in passing.values() for c in cs]
+        if not hit and e.kind != "unspecified" and case.op not in chosen and len(chosen) < passing:
+            chosen[case.op] = case
+    return failing, list(chosen.values())
 
 
 def check_adapter(spec, tmp_path, limit=6):
