@@ -188,7 +188,7 @@ def group_view(g: M.FailureGroup):
     err = rec.get("error") or {}
     mismatch = rec.get("mismatch") or {}
     return {"key": g.key, "op": g.op, "adapter": g.adapter, "verdict": g.verdict, "clause": g.clause,
-            "count": g.count, "expected_divergences": g.expected_divergences,
+            "why": g.why, "count": g.count, "expected_divergences": g.expected_divergences,
             "case_id": rec.get("case_id", ""), "label": (rec.get("case") or {}).get("label", ""),
             "clauses": rec.get("clauses", []), "native_api": rec.get("native_api", ""),
             "expected": rec.get("expected", ""), "outcome": rec.get("outcome", ""),
