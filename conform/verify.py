@@ -77,13 +77,17 @@ def load(cert_dir):
         raise VerifyError(f"{path}: no such certificate") from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise VerifyError(f"{path}: not a certificate ({e})") from None
-    try:
-        name = cert["results"]["file"]
-        for key in ("adapter", "claimed_ops", "suite", "results"):
-            cert[key]
-        cert["adapter"]["name"]
-    except (KeyError, TypeError) as e:
-        raise VerifyError(f"{path}: not a certificate (no {e})") from None
+    if not isinstance(cert, dict):
+        raise VerifyError(f"{path}: not a certificate (a JSON object is needed)")
+    for key, typ in (("adapter", dict), ("suite", dict), ("results", dict), ("claimed_ops", list)):
+        if not isinstance(cert.get(key), typ):
+            raise VerifyError(f"{path}: not a certificate: {key} must be {'an object' if typ is dict else 'a list'}")
+    from contract.case import OPS
+    if not all(op in OPS for op in cert["claimed_ops"]):
+        raise VerifyError(f"{path}: claimed_ops must name ops ({', '.join(OPS)}); got {cert['claimed_ops']!r}"[:400])
+    if not isinstance(cert["adapter"].get("name"), str):
+        raise VerifyError(f"{path}: not a certificate (adapter.name must be a string)")
+    name = cert["results"].get("file")
     if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
         raise VerifyError(f"{path}: results.file must name a file next to the certificate, got {name!r}")
     results = Path(cert_dir) / name

@@ -318,6 +318,8 @@ def test_verify_refuses_changed_behaviour(certified, small_corpus):
     ("not json", 3, "not a certificate"),
     ("results elsewhere", 3, "results.file must name a file next to the certificate"),
     ("unknown adapter", 5, "no_such_mod"),
+    ("claims a string", 3, "claimed_ops must be a list"),
+    ("claims no op", 3, "claimed_ops must name ops"),
 ])
 def test_verify_bad_inputs(certified, damage, code, says):
     cert, pkg = certified
@@ -329,6 +331,12 @@ def test_verify_bad_inputs(certified, damage, code, says):
         path.write_text("{")
     elif damage == "results elsewhere":
         c["results"]["file"] = "../../etc/passwd"
+        path.write_text(json.dumps(c))
+    elif damage == "claims a string":
+        c["claimed_ops"] = "clip"
+        path.write_text(json.dumps(c))
+    elif damage == "claims no op":
+        c["claimed_ops"] = ["clap"]
         path.write_text(json.dumps(c))
     else:
         c["adapter"]["spec"] = "no_such_mod:Nope"
