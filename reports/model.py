@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS
 
-from .results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
+from contract.results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
 
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
-import uuid
 
 import numpy as np
 
@@ -50,10 +49,6 @@ class ResultsWriter:
 
 def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def new_run_id() -> str:
-    return uuid.uuid4().hex[:16]
 
 
 def run_record(run_id, corpus_hash, corpus_cases, adapters, profile="ci", seed=0, shard="1/1") -> dict:
@@ -184,18 +179,3 @@ def read_values(rec: dict, which: str = "actual_values", path="<results>", line=
         except CodecError as e:
             raise ResultsError(f"{path}:{line}: {which}[{k!r}]: {e}") from None
     return out
-
-
-def summarize(path: str) -> dict:
-    """header, end (or None), and counts per verdict, reading the file once in bounded memory."""
-    header, end, counts, seen = None, None, {}, 0
-    for rec in iter_records(path):
-        if rec["record"] == "run":
-            header = header or rec
-        elif rec["record"] == "case":
-            counts[rec["verdict"]] = counts.get(rec["verdict"], 0) + 1
-            seen += 1
-        else:
-            end = rec
-    return {"header": header, "end": end, "counts": counts, "cases": seen}
-
