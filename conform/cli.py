@@ -88,18 +88,23 @@ def cmd_run(args) -> int:
     if result.message:
         print(f"conform: {'error: ' if result.exit_code not in (0, 1, 130) else ''}{result.message}",
               file=sys.stderr)
-    if result.exit_code in (runner.EXIT_USAGE, runner.EXIT_BAD_INPUT, runner.EXIT_INCOMPATIBLE, runner.EXIT_ADAPTER):
+    if result.exit_code not in (runner.EXIT_OK, runner.EXIT_DIVERGED, runner.EXIT_ORACLE, runner.EXIT_INTERRUPTED):
         return result.exit_code
     for p in result.unmatched_patterns:
         print(f"conform: note: expectation pattern matched nothing: {p}", file=sys.stderr)
     counts = ", ".join(f"{v} {n}" for v, n in sorted(result.counts.items()))
     print(f"{result.cases} results ({counts}); {result.unlisted} unlisted divergences -> {result.results_path}")
     if not args.no_report and result.exit_code != runner.EXIT_INTERRUPTED:
-        report = runner.write_report_if_available(result.results_path, args.out)
-        if isinstance(report, dict) and report.get("report_html"):
+        try:
+            report = runner.write_report(result.results_path, args.out)
+        except OSError as e:
+            print(f"conform: error: cannot write the report into {args.out}: {e.strerror or e} "
+                  f"(the results are kept in {result.results_path}; `conform report` renders them)", file=sys.stderr)
+            return runner.EXIT_OUTPUT
+        except Exception as e:      # a bug in the report must not hide the run's own result
+            print(f"conform: warning: report not written: {type(e).__name__}: {e}", file=sys.stderr)
+        else:
             print(f"report: {report['report_html']}")
-        elif isinstance(report, (str, os.PathLike)):
-            print(f"report: {report}")
     return result.exit_code
 
 

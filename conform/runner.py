@@ -14,10 +14,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from contract.results import ResultsError, ResultsWriter, iter_records
+from contract.results import ResultsError, ResultsLocked, ResultsWriter, iter_records, lock_results
 
-from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE,  # noqa: F401
-                                 EXIT_INTERRUPTED, EXIT_OK, EXIT_ORACLE, EXIT_USAGE)
+from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_DIVERGED,  # noqa: F401
+                                 EXIT_INCOMPATIBLE, EXIT_INTERRUPTED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT,
+                                 EXIT_USAGE)
 
 
 from suites.session import CorpusSource, RunSession, SessionError, in_shard, parse_shard  # noqa: F401
@@ -53,11 +54,14 @@ def load_corpus(path=None):
 # ---- resume ------------------------------------------------------------------------------
 
 def _previous(path, header_expect):
-    """(header, done set of (case_id, adapter), counts, finished) of an earlier run; truncates a torn line."""
-    _drop_torn_tail(path)
+    """(header, done set of (case_id, adapter), counts, finished) of an earlier run.
+
+    Reads only: a refused resume leaves the file byte for byte as it was (the torn last line a kill
+    leaves is cut by the caller once the run is accepted).
+    """
     header, done, counts, finished = None, set(), Counter(), False
     try:
-        for rec in iter_records(path, allow_truncated=False):
+        for rec in iter_records(path, allow_truncated=True):
             if rec["record"] == "run":
                 header = rec
             elif rec["record"] == "case":
@@ -71,16 +75,21 @@ def _previous(path, header_expect):
         raise RunError(f"cannot resume: {e}", EXIT_BAD_INPUT) from None
     if header is None:
         return None, done, counts, finished
-    for k in ("corpus_hash", "shard"):
+    for k in ("corpus_hash", "shard", "suite_version"):
         if header.get(k) != header_expect[k]:
             raise RunError(f"cannot resume {path}: it was made with {k} {header.get(k)!r}, "
                            f"this run has {header_expect[k]!r}", EXIT_INCOMPATIBLE)
-    before = sorted(a["name"] for a in header["adapters"])
-    now_ = sorted(a["name"] for a in header_expect["adapters"])
+    # Verdicts of two versions of a framework are not one run: a changed adapter version is refused too.
+    before = sorted((a.get("name"), a.get("version")) for a in header["adapters"] if isinstance(a, dict))
+    now_ = sorted((a["name"], a["version"]) for a in header_expect["adapters"])
     if before != now_:
-        raise RunError(f"cannot resume {path}: it ran adapters {before}, this run asks for {now_}",
+        raise RunError(f"cannot resume {path}: it ran adapters {_named(before)}, this run has {_named(now_)}",
                        EXIT_INCOMPATIBLE)
     return header, done, counts, finished
+
+
+def _named(pairs) -> str:
+    return ", ".join(f"{n} {v}" for n, v in pairs)
 
 
 def _drop_torn_tail(path):
@@ -129,26 +138,57 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
                          elapsed_s=time.monotonic() - t0)
 
 
+def _output_error(path, e) -> RunError:
+    return RunError(f"cannot write {path}: {e.strerror or e}", EXIT_OUTPUT)
+
+
+def _lock(out_dir, path) -> int:
+    """Make --out and take the results file's lock, before a worker starts or anything is read or cut."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        if not os.path.isdir(out_dir):
+            raise NotADirectoryError(20, "--out is not a folder")
+        return lock_results(path)
+    except ResultsLocked as e:
+        raise RunError(str(e), EXIT_BUSY) from None
+    except FileExistsError:
+        raise RunError(f"cannot write {out_dir}: --out names a file, not a folder", EXIT_OUTPUT) from None
+    except OSError as e:
+        raise _output_error(out_dir if not os.path.isdir(out_dir) else path, e) from None
+
+
 def _run(session, out_dir, resume, progress, t0):
-    session.open()
-    for skipped in session.skipped:
-        print(f"conform: note: adapter {skipped} (skipped)", file=sys.stderr)
-    os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "results.jsonl")
-    header = session.header()
-    run_id = header["run_id"]
-    done, counts, finished = set(), Counter(), False
-    append = resume and os.path.exists(path) and os.path.getsize(path) > 0
-    if append:
-        old, done, counts, finished = _previous(path, header)
-        if old is not None:
-            run_id = old["run_id"]
+    fd = _lock(out_dir, path)
+    try:
+        return _locked_run(session, path, fd, resume, progress, t0)
+    except OSError as e:        # disk full or the like while writing: what was written stays
+        raise _output_error(path, e) from None
+
+
+def _locked_run(session, path, fd, resume, progress, t0):
+    try:
+        session.open()
+        for skipped in session.skipped:
+            print(f"conform: note: adapter {skipped} (skipped)", file=sys.stderr)
+        header = session.header()
+        run_id = header["run_id"]
+        done, counts, finished = set(), Counter(), False
+        append = resume and os.path.getsize(path) > 0
+        if append:
+            old, done, counts, finished = _previous(path, header)
+            if old is not None:
+                run_id = old["run_id"]
+            _drop_torn_tail(path)
+    except BaseException:
+        os.close(fd)
+        raise
     names = [h.name for h in session.handles]
     result = RunResult(EXIT_OK, path)
     # Progress only: the shard's exact size is known once the corpus has streamed past.
     total = -(-(session.source.declared or 0) // session.n) * len(names)
     todo = (c for c in session.cases() if any((c.id, nm) not in done for nm in names))
-    with ResultsWriter(path, append=append) as out:
+    with ResultsWriter(path, append=append, fd=fd) as out:
         if not append:
             out.write(header)
         if progress:
@@ -187,14 +227,7 @@ def _run(session, out_dir, resume, progress, t0):
     return result
 
 
-def write_report_if_available(results_path, out_dir):
-    """Render the HTML report next to the results when the report package provides it."""
-    try:
-        from reports.render import write_report
-    except ImportError:
-        return None
-    try:
-        return write_report([results_path], out_dir)
-    except Exception as e:      # a report failure must not hide the run's own result
-        print(f"conform: warning: report not written: {type(e).__name__}: {e}", file=sys.stderr)
-        return None
+def write_report(results_path, out_dir):
+    """Render the HTML report and summary next to the results; an OSError (disk full...) is the caller's."""
+    from reports.render import write_report as render
+    return render([results_path], out_dir)
