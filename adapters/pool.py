@@ -48,6 +48,7 @@ class Handle(Protocol):
     available: bool
     reason: str
     ops: tuple
+    constructions: tuple
     case_timeout: float
     isolated: bool
 
@@ -81,6 +82,7 @@ class InProcessHandle:
         self.name = self.adapter.name
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
+        self.constructions = tuple(self.adapter.constructions)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
         if self.available:
@@ -135,6 +137,7 @@ class WorkerHandle:
         self.available, self.reason = hello["available"], hello["reason"]
         self.execution = f"{hello['execution']}, in a worker process"
         self.ops = tuple(hello["ops"])
+        self.constructions = tuple(hello.get("constructions", ()))
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
 
     # ---- process management -------------------------------------------------------------

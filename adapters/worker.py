@@ -57,7 +57,8 @@ def hello(adapter) -> dict:
     ok, reason = adapter.available()
     return {"type": "hello", "pid": os.getpid(), "name": adapter.name,
             "version": safe_call(adapter.version), "available": bool(ok), "reason": reason or "",
-            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout}
+            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout,
+            "constructions": [str(c) for c in getattr(adapter, "constructions", ())]}
 
 
 class _Hygiene:

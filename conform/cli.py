@@ -47,6 +47,9 @@ def build_parser():
     p.add_argument("--expectations", metavar="DIR",
                    help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     p.add_argument("--no-report", action="store_true", help="write results only")
+    p.add_argument("--construction-check", action="store_true",
+                   help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
+                        "and report cases whose verdict or values change (DIR/construction.json)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
@@ -81,7 +84,7 @@ def cmd_run(args) -> int:
         result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
-                            expectations_dir=args.expectations)
+                            expectations_dir=args.expectations, construction_check=args.construction_check)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()
@@ -92,6 +95,13 @@ def cmd_run(args) -> int:
         return result.exit_code
     for p in result.unmatched_patterns:
         print(f"conform: note: expectation pattern matched nothing: {p}", file=sys.stderr)
+    for d in result.construction:
+        print(f"conform: construction: {d.adapter} {d.op} case {d.case_id}: {d.default} built the documented way, "
+              f"{d.other} built with {d.way}" + (f" (listed: {d.listed})" if d.listed else " (unlisted)"),
+              file=sys.stderr)
+    if args.construction_check:
+        print(f"construction check: {len(result.construction)} differences, "
+              f"{sum(1 for d in result.construction if not d.listed)} unlisted -> {os.path.join(args.out, 'construction.json')}")
     counts = ", ".join(f"{v} {n}" for v, n in sorted(result.counts.items()))
     print(f"{result.cases} results ({counts}); {result.unlisted} unlisted divergences -> {result.results_path}")
     if not args.no_report and result.exit_code != runner.EXIT_INTERRUPTED:

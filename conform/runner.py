@@ -38,6 +38,7 @@ class RunResult:
     unlisted: int = 0               # divergences no expectations line covers
     unmatched_patterns: list = field(default_factory=list)   # "file:line glob" that matched nothing
     oracle_failures: list = field(default_factory=list)      # cases oracle.expect could not answer
+    construction: list = field(default_factory=list)         # construction-check differences (suites.construction)
     elapsed_s: float = 0.0
     message: str = ""
 
@@ -118,7 +119,7 @@ def _drop_torn_tail(path):
 
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None, pythons=None) -> RunResult:
+        memory_mb=0, expect=None, pythons=None, construction_check=False) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
     every available adapter).
 
@@ -129,13 +130,22 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
     try:
         session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
                              case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
-                             profile=profile, shard=shard, copies=jobs, pythons=pythons, expect=expect)
+                             profile=profile, shard=shard, copies=jobs, pythons=pythons, expect=expect,
+                             construction_check=construction_check)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
         with session:
             return _run(session, out_dir, resume, progress, t0)
     except SessionError as e:
         return RunResult(e.exit_code, os.path.join(out_dir, "results.jsonl"), message=str(e),
                          elapsed_s=time.monotonic() - t0)
+
+
+def _write_construction(out_dir, found):
+    import json
+    with open(os.path.join(out_dir, "construction.json"), "w", encoding="utf-8") as f:
+        json.dump({"differences": [d.to_json() for d in found],
+                   "unlisted": sum(1 for d in found if not d.listed)}, f, indent=1)
+        f.write("\n")
 
 
 def _output_error(path, e) -> RunError:
@@ -204,6 +214,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
                 for v in verdicts:
                     out.write(session.record(v, case, run_id))
                     counts[v.verdict] += 1
+                if session.construction_check:
+                    result.construction += session.construction_differences(case, verdicts)
                 if progress:
                     doneso = len(done) + session.totals.recorded
                     progress(doneso, max(total, doneso), counts)
@@ -215,6 +227,9 @@ def _locked_run(session, path, fd, resume, progress, t0):
     if done:        # divergences recorded before a resume count too: read them back for the exit code
         result.unlisted = session.unlisted_in(iter_records(path))
     result.counts, result.cases = counts, sum(counts.values())
+    if session.construction_check:
+        _write_construction(os.path.dirname(path), result.construction)
+        result.unlisted += sum(1 for d in result.construction if not d.listed)
     result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
     result.elapsed_s = time.monotonic() - t0
     if interrupted:

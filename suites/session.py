@@ -142,7 +142,8 @@ class RunSession:
     """
 
     def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
-                 memory_mb=0, profile="ci", shard=None, copies=1, pythons=None, expect=None):
+                 memory_mb=0, profile="ci", shard=None, copies=1, pythons=None, expect=None,
+                 construction_check=False):
         self.explicit = bool(specs)
         self.specs = list(specs) if specs else None
         self.corpus_path = corpus
@@ -153,6 +154,7 @@ class RunSession:
         self.copies = 1 if in_process else max(1, int(copies or 1))   # in-process frameworks share one interpreter
         self.pythons = dict(pythons or {})
         self._expect = expect
+        self.construction_check = construction_check
         self._source = None
         self.handle_sets: list = []
         self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
@@ -191,6 +193,9 @@ class RunSession:
                 raise SessionError(str(e), EXIT_ADAPTER) from None
         try:
             first = self._open_set(specs, select=True)
+            if self.construction_check:     # every other way each adapter builds inputs, beside the default
+                first += self._open_set([f"{h.spec}@{way}" for h in list(first) for way in h.constructions[1:]],
+                                        select=False)
             self.handle_sets.append(first)
             for _ in range(self.copies - 1):
                 self.handle_sets.append(self._open_set([h.spec for h in first], select=False))
@@ -203,9 +208,13 @@ class RunSession:
                                EXIT_ADAPTER)
         if len(set(names)) != len(names):
             raise SessionError(f"adapters with the same name given twice: {names}", EXIT_USAGE)
+        from .construction import base_name
         from .expectations import Expectations, ExpectationsError
         try:
-            self.expectations = {n: Expectations.for_adapter(n, self.expectations_dir) for n in names}
+            for n in names:     # a construction variant shares its candidate's file (and its match counts)
+                if base_name(n) not in self.expectations:
+                    self.expectations[base_name(n)] = Expectations.for_adapter(base_name(n), self.expectations_dir)
+                self.expectations[n] = self.expectations[base_name(n)]
         except ExpectationsError as e:
             raise SessionError(str(e), EXIT_BAD_INPUT) from None
         return self
@@ -379,8 +388,20 @@ class RunSession:
         return end_record(run_id, sum(counts.values()), counts)
 
     def unmatched_patterns(self) -> list:
-        """'file:line glob' of every expectations line that matched no divergence of this session."""
-        return [f"{p.where()} {p.glob}" for e in self.expectations.values() for p in e.unmatched()]
+        """'file:line glob' of every expectations line that matched no divergence of this session.
+
+        Lines about construction differences only count when the construction check ran."""
+        files = {id(e): e for e in self.expectations.values()}.values()
+        return [f"{p.where()} {p.glob}" for e in files for p in e.unmatched()
+                if self.construction_check or not p.glob.startswith("construction/")]
+
+    def construction_differences(self, case, verdicts) -> list:
+        """The construction check on one case's verdicts: differences, each matched against the expectations."""
+        from .construction import differences
+        found = differences(case, verdicts)
+        for d in found:
+            d.listed = self.expectations[d.adapter].match(d.key(), f"{d.default_outcome}\n{d.other_outcome}") or ""
+        return found
 
     def unlisted_in(self, records: Iterable) -> int:
         """Divergences no expectations line covers among results records (e.g. those before a resume)."""
