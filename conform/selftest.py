@@ -1,8 +1,9 @@
 """`conform selftest`: the shipped corpus (and optionally the exploration) against every mutant adapter.
 
 Exit codes (docs/CLI.md): 0 every selected mutant is killed by the corpus, 1 some
-mutant survives it, 2 usage (a --mutants glob that matches none), 3 a missing or
-malformed corpus, 6 the oracle failed on a case.
+mutant survives it, 2 usage (a --mutants glob that matches none, an unknown profile),
+3 a missing or malformed corpus, 6 the oracle failed on a case, 7 the output cannot
+be written.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 
 from contract.case import OPS
 from contract.codec import CodecError
-from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_ORACLE, EXIT_USAGE
+from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT, EXIT_USAGE
 
 SHIPPED = "suites/corpus/corpus.jsonl"
 
@@ -56,8 +57,11 @@ def cmd_selftest(args) -> int:
     except OracleFailure as e:
         return _fail(EXIT_ORACLE, str(e))
     from reports.selftest import write_selftest
-    paths = write_selftest(report, args.out)
     _print(report)
+    try:
+        paths = write_selftest(report, args.out)
+    except OSError as e:
+        return _fail(EXIT_OUTPUT, f"cannot write into {args.out}: {e.strerror or e}")
     print(f"selftest: {paths['selftest_json']}, {paths['selftest_html']}")
     return EXIT_DIVERGED if survivors(report) else EXIT_OK
 

@@ -102,3 +102,12 @@ def test_a_missing_or_malformed_corpus_is_bad_input(tmp_path, capsys):
     bad.write_text('{"record": "corpus", "schema": 1, "cases": 1}\n{not json\n')
     code, _, err = _selftest(capsys, "--corpus", str(bad), "--out", str(tmp_path))
     assert code == 3 and "bad.jsonl:2" in err and "Traceback" not in err
+
+
+def test_an_output_folder_that_cannot_be_written_is_exit_7(tiny_corpus, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    code, out, err = _selftest(capsys, "--mutants", "clip.writes-into-input", "--corpus", tiny_corpus,
+                               "--out", str(blocker))
+    assert code == 7 and str(blocker) in err and "Traceback" not in err
+    assert "clip: 1/1 mutants killed" in out       # the table is printed before the write
