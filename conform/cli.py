@@ -55,6 +55,9 @@ def build_parser():
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
     p.set_defaults(func=cmd_adapters)
 
+    from . import selftest
+    selftest.register(sub)
+
     try:
         from reports.commands import register
     except ImportError:
