@@ -28,22 +28,23 @@ VERDICT_COLOURS = {
     "wrong-error-class": "#f9a825", "crash": "#212121", "timeout": "#5d4037",
 }
 
-# The report's own words for the verdicts and clause kinds (glossary); the sets they belong to come from
-# contract.vocabulary, the kinds from ../shared/spec/CLAUSES.md.
+# The glossary's words.  The verdicts' are docs/DESIGN.md's table, which owns them (tests/test_report_words.py
+# keeps the two equal); the kinds' are those of ../shared/spec/CLAUSES.md.
 VERDICT_MEANINGS = {
-    "pass": "the spec's answer: the oracle's values, the documented error, or a rejection of input the documents "
-            "call unsupported or leave open",
-    "value-mismatch": "returned, but a value, dtype or shape differs from the oracle's",
-    "missing-error": "the documents name an error for this input; the adapter returned instead of raising",
-    "unexpected-error": "the documents define a result; the adapter raised",
-    "wrong-error-class": "raised, but not the documented exception class (nor a subclass of it)",
-    "crash": "the worker process died (a signal, or the memory watchdog) while running the case",
-    "timeout": "no answer within the per-case time limit; the worker was killed",
-    "extension": "the documents call the input unsupported (uns) or leave it open (gap), and the adapter returned a "
-                 "value instead of rejecting it: admissible, so it counts as conforming; the value is not checked against "
-                 "the spec (a note says whether it equals NumPy's natural result)",
-    "not-applicable": "the adapter has no mapping for this call (an op or variant it does not implement): no answer; "
-                      "left out of rates and agreement",
+    "pass": "the spec gives a value and the adapter returned it (by the comparison rule of each "
+            "output: exact, within a derived bound, or one of the admissible choices); or the spec "
+            "names an error and the adapter raised that class (or a subclass; any class where the "
+            "document names none); or the input is unsupported and the adapter rejected it",
+    "value-mismatch": "the spec gives a value and the adapter returned something else: other values, another "
+                      "shape or dtype, or a missing primary output",
+    "missing-error": "the spec names an error and the adapter returned",
+    "unexpected-error": "the spec gives a value and the adapter raised",
+    "wrong-error-class": "the spec names an error class and the adapter raised another one",
+    "crash": "the worker died (a signal, an exit, the memory watchdog) or broke the protocol",
+    "timeout": "the case ran past its time limit; the worker was killed",
+    "extension": "the input is unsupported or left open by the documents (uns/gap clauses) and the adapter "
+                 "returned a value; the note says whether it equals the NumPy natural value",
+    "not-applicable": "the adapter has no mapping for this call",
 }
 KIND_MEANINGS = {
     "sem": "a defined behaviour: the values the op must compute",
