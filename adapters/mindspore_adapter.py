@@ -30,6 +30,7 @@ PIN = "2.10.0"
 class MindsporeAdapter(PinnedAdapter):
     name = "mindspore"
     execution = "mindspore CPU, synchronous kernel launches"
+    constructions = (convert.TENSOR, convert.FROM_NUMPY)
     package = "mindspore"
     pin = PIN
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
@@ -76,7 +77,8 @@ class MindsporeAdapter(PinnedAdapter):
         api = self.native_api(case.op, case)
         with (self._capture or contextlib.nullcontext()) as cap:
             try:
-                outcome = self._run(case)
+                with convert.building(self.construction):
+                    outcome = self._run(case)
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as e:      # the framework's failure is the result, whatever it is
@@ -92,7 +94,7 @@ class MindsporeAdapter(PinnedAdapter):
         return _RUNNERS[case.op](self._ms, case)
 
     def repro(self, case, expectation=None) -> str:
-        return _repro(case, expectation, self.native_api(case.op, case), variant=False)
+        return _repro(case, expectation, self.native_api(case.op, case), variant=False, construction=self.construction)
 
 
 class MindsporeVariantAdapter(MindsporeAdapter):
@@ -111,7 +113,7 @@ class MindsporeVariantAdapter(MindsporeAdapter):
         return Outcome.not_applicable(f"{self.name} maps only {', '.join(self.ops)}")
 
     def repro(self, case, expectation=None) -> str:
-        return _repro(case, expectation, self.native_api(case.op, case), variant=True)
+        return _repro(case, expectation, self.native_api(case.op, case), variant=True, construction=self.construction)
 
 
 # ---- one function per op: convert, call, read back the original objects -----------------------
@@ -291,14 +293,23 @@ TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
             "    return t.asnumpy()"]
 
 
-def _repro(case, expectation, native_api, variant):
+def _repro(case, expectation, native_api, variant, construction=""):
     call, after, show, outputs = _repro_parts(case, variant)
     return R.compose(case, expectation, title=native_api, imports=_IMPORTS, setup=TO_NUMPY,
-                     inputs=R.input_lines(case, _tensor_text), call=call, after=after, show=show, outputs=outputs)
+                     inputs=R.input_lines(case, _tensor_maker(construction)), call=call, after=after, show=show,
+                     outputs=outputs)
 
 
-def _tensor_text(expr, a):
-    return f"Tensor({expr})"     # mindspore takes ml_dtypes' bfloat16 arrays bit for bit
+def _tensor_maker(construction):
+    """The input expression, built as the adapter builds it (convert.to_ms): Tensor(ndarray) (the documented
+    way), or Tensor.from_numpy for the from_numpy construction; bf16 through its raw 16 bits."""
+    make = "Tensor.from_numpy" if construction == convert.FROM_NUMPY else "Tensor"
+
+    def text(expr, a):
+        if convert.is_bf16(a):
+            return f"{make}({expr}.view(np.int16)).view(mindspore.bfloat16)"
+        return f"{make}({expr})"
+    return text
 
 
 def _element(v, dt):

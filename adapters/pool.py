@@ -21,7 +21,7 @@ import time
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol
 
 from . import wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome
@@ -38,10 +38,33 @@ PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0):
+class Handle(Protocol):
+    """What the run session uses of an adapter, in a worker or in this process."""
+
+    spec: str
+    name: str
+    version: str
+    execution: str
+    available: bool
+    reason: str
+    ops: tuple
+    constructions: tuple
+    case_timeout: float
+    isolated: bool
+
+    def run(self, case, timeout=None) -> Outcome: ...
+    def submit(self, case, timeout=None) -> None: ...
+    def collect(self) -> Outcome: ...
+    def native_api(self, op, case=None) -> str: ...
+    def repro(self, case) -> str: ...
+    def close(self) -> None: ...
+
+
+def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0,
+                python: Optional[str] = None) -> Handle:
     if in_process:
         return InProcessHandle(spec)
-    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb)
+    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb, python=python or sys.executable)
 
 
 class InProcessHandle:
@@ -59,9 +82,10 @@ class InProcessHandle:
         self.name = self.adapter.name
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
+        self.constructions = tuple(self.adapter.constructions)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
-        from .worker import interpreter
+        from contract.results import interpreter
         self.interpreter = interpreter()
         if self.available:
             self.adapter.setup()
@@ -117,6 +141,7 @@ class WorkerHandle:
         self.execution = f"{hello['execution']}, in a worker process"
         self.ops = tuple(hello["ops"])
         self.interpreter = hello.get("interpreter") or {"executable": python}
+        self.constructions = tuple(hello.get("constructions", ()))
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
 
     # ---- process management -------------------------------------------------------------

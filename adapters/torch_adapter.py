@@ -31,6 +31,7 @@ NATIVE = {
 class TorchAdapter(PinnedAdapter):
     name = "torch"
     execution = "torch CPU build"
+    constructions = (convert.TENSOR, convert.FROM_NUMPY)
 
     def __init__(self):
         self._torch = None
@@ -63,7 +64,8 @@ class TorchAdapter(PinnedAdapter):
             self.setup()
         api = self.native_api(case.op, case)
         try:
-            outcome = _RUNNERS[case.op](self._torch, case)
+            with convert.building(self.construction):
+                outcome = _RUNNERS[case.op](self._torch, case)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:      # the framework's failure is the result, whatever it is
@@ -74,7 +76,8 @@ class TorchAdapter(PinnedAdapter):
     def repro(self, case, expectation=None) -> str:
         call, after, show, outputs = _repro_parts(case)
         return R.compose(case, expectation, title=self.native_api(case.op, case), imports=["import torch"],
-                         setup=TO_NUMPY, inputs=R.input_lines(case, _tensor_text), call=call, after=after,
+                         setup=TO_NUMPY, inputs=R.input_lines(case, _tensor_maker(self.construction)),
+                         call=call, after=after,
                          show=show, outputs=outputs)
 
 
@@ -171,10 +174,16 @@ TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
             "    return t.numpy()"]
 
 
-def _tensor_text(expr, a):
-    if is_bf16(a):      # torch does not know ml_dtypes' bfloat16: hand it the raw bits
-        return f"torch.from_numpy({expr}.view(np.int16)).view(torch.bfloat16)"
-    return f"torch.from_numpy({expr})"
+def _tensor_maker(construction):
+    """The input expression, built as the adapter builds it (convert.to_torch): torch.tensor (the documented
+    way), or torch.from_numpy for the from_numpy construction."""
+    make = "torch.from_numpy" if construction == convert.FROM_NUMPY else "torch.tensor"
+
+    def text(expr, a):
+        if is_bf16(a):      # torch does not know ml_dtypes' bfloat16: hand it the raw bits
+            return f"{make}({expr}.view(np.int16)).view(torch.bfloat16)"
+        return f"{make}({expr})"
+    return text
 
 
 def _element(v, dt):

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import wire
 from contract.dtypes import dtype_name
+from contract.results import interpreter
 
 from .base import RAISED, RETURNED, Outcome
 
@@ -58,14 +59,8 @@ def hello(adapter) -> dict:
     return {"type": "hello", "pid": os.getpid(), "name": adapter.name,
             "version": safe_call(adapter.version), "available": bool(ok), "reason": reason or "",
             "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout,
+            "constructions": [str(c) for c in getattr(adapter, "constructions", ())],
             "interpreter": interpreter()}
-
-
-def interpreter() -> dict:
-    """The Python running the adapter, as results headers and certificates record it."""
-    import platform
-    return {"executable": sys.executable, "version": platform.python_version(),
-            "implementation": platform.python_implementation()}
 
 
 class _Hygiene:

@@ -169,7 +169,7 @@ def check_coverage(cert, recs, corpus, result):
 
 def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process):
     from reports.model import iter_records
-    from reports.results import ResultsError, read_case
+    from contract.results import ResultsError, read_case
     from suites.corpus import write_corpus
     chosen = random.Random(result.seed).sample(recs, min(n, len(recs)))
     try:

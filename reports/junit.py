@@ -1,13 +1,13 @@
 """JUnit XML from results files, for CI systems that show test results (`conform run|certify --junit FILE`).
 
 One <testsuite> per adapter; in it one <testcase> per (op, failure group) --
-a group is the report's (op, adapter, verdict, attributed clause) -- and one
-passing <testcase> per op for its conforming cases.  A group with an unlisted
-divergence is a <failure> whose text is the smallest case's expected, actual,
-call, attribution and repro; a group whose every case is listed in the
-adapter's expectations file is <skipped> with the listed reason.  Properties
-carry the smallest case's id, its clauses, the verdict, the attributed clause
-and the counts.
+a group is the report's (op, adapter, verdict, attributed clause, listed or
+not) -- and one passing <testcase> per op for its conforming cases.  An
+unlisted group is a <failure> whose text is the smallest case's expected,
+actual, call, attribution and repro; a group of divergences listed in the
+adapter's expectations file is <skipped> with the listed reason, so the
+failures are what fails the exit code.  Properties carry the smallest case's
+id, its clauses, the verdict, the attributed clause and the counts.
 """
 from __future__ import annotations
 
@@ -50,6 +50,8 @@ def junit_tree(m: M.Model) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
+EXAMPLES = 5        # further case ids listed in a failure's text
+
 # characters XML 1.0 cannot carry at all (a framework's ANSI colours, a NUL in a message)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -63,7 +65,7 @@ def _testcase(suite, g: M.FailureGroup) -> bool:
     rec = g.minimal or {}
     unlisted = g.count - g.expected_divergences
     case = ET.SubElement(suite, "testcase", classname=xml_text(f"{g.adapter}.{g.op}"),
-                         name=xml_text(f"{g.verdict} {g.clause} ({_cases(g.count)})"))
+                         name=xml_text(f"{g.verdict} {g.clause} ({_cases(g.count)}{', listed' if g.listed else ''})"))
     _properties(case, {"case_id": rec.get("case_id", ""), "clauses": ",".join(rec.get("clauses") or ()),
                        "verdict": g.verdict, "attributed_to": g.clause, "cases": g.count, "unlisted": unlisted,
                        "expected_divergence": rec.get("expected_divergence") or ""})
@@ -82,9 +84,10 @@ def failure_text(g: M.FailureGroup) -> str:
     lines = [f"case {rec.get('case_id', '')}{f' ({label})' if label else ''} [{', '.join(rec.get('clauses') or ())}]",
              f"actual:   {rec.get('outcome', '')}", f"expected: {rec.get('expected', '')}",
              f"call:     {rec.get('native_api', '')}", f"attributed to {g.clause}: {g.why}"]
-    lines += [f"also:     {e['case_id']} {e['label']}".rstrip() for e in g.examples]
-    if g.count > 1 + len(g.examples):
-        lines.append(f"          ... {g.count - 1 - len(g.examples)} more cases in the report")
+    others = [r for r in g.rows if r.case_id != rec.get("case_id")]
+    lines += [f"also:     {r.case_id} {r.label}".rstrip() for r in others[:EXAMPLES]]
+    if len(others) > EXAMPLES:
+        lines.append(f"          ... {len(others) - EXAMPLES} more cases in the report")
     lines.append("repro:\n" + (rec.get("repro") or "(none)"))
     return "\n".join(lines)
 

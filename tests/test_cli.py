@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from reports.results import iter_records
+from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
 
@@ -452,3 +452,14 @@ def test_pytest_last_failed_reruns_the_failures_with_its_cache_outside_the_tree(
     assert re.search(r"^2 failed, \d+ deselected in ", again.stdout, re.M), again.stdout[-2000:]
     assert (tmp_path / ".cache" / "tensor-conformance" / "pytest" / "v" / "cache" / "lastfailed").is_file()
     assert not os.path.exists(os.path.join(ROOT, ".pytest_cache")), "the cache stays out of the working tree"
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--case-timeout", "0"], "--case-timeout must be a number of seconds > 0, got 0.0"),
+    (["--case-timeout", "-1"], "--case-timeout must be a number of seconds > 0, got -1.0"),
+    (["--expectations", "/nonexistent/expectations"], "--expectations /nonexistent/expectations: does not exist"),
+])
+def test_pytest_refuses_the_options_conform_run_refuses(tmp_path, corpus, args, says):
+    r = pytest_plain("--adapter", "oracle", "--corpus", corpus[0], *args, home=tmp_path)
+    assert r.returncode == 4, (r.returncode, r.stdout[-1500:], r.stderr[-1500:])     # pytest's usage error
+    assert says in r.stderr and "Traceback" not in r.stderr, r.stderr

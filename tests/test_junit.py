@@ -40,7 +40,7 @@ def test_one_testcase_per_adapter_op_and_failure_group(tmp_path):
     torch = cases_of(suites["torch"])
     assert set(torch) == {("torch.clip", "conforming (4 cases)"),
                           ("torch.clip", "value-mismatch CL-MIN-GT-MAX (2 cases)"),
-                          ("torch.clip", "unexpected-error CL-MIN-GT-MAX (1 case)")}
+                          ("torch.clip", "unexpected-error CL-MIN-GT-MAX (1 case, listed)")}
     failing = torch[("torch.clip", "value-mismatch CL-MIN-GT-MAX (2 cases)")]
     p = props(failing)
     assert p["verdict"] == "value-mismatch" and p["attributed_to"] == "CL-MIN-GT-MAX"
@@ -52,7 +52,7 @@ def test_one_testcase_per_adapter_op_and_failure_group(tmp_path):
     order = [text.index(w) for w in ("actual:", "expected:", "call:", "attributed to CL-MIN-GT-MAX:", "repro:")]
     assert order == sorted(order), text
     assert f"# case {p['case_id']}" in text, "the failure text carries the record's repro"
-    listed = torch[("torch.clip", "unexpected-error CL-MIN-GT-MAX (1 case)")]
+    listed = torch[("torch.clip", "unexpected-error CL-MIN-GT-MAX (1 case, listed)")]
     assert listed.find("failure") is None
     assert listed.find("skipped").get("message") == "expected divergence: torch raises here; listed"
     assert props(listed)["unlisted"] == "0"

@@ -31,7 +31,7 @@ from adapters.registry import load
 from adapters.repro import accepts_expectation, call_repro
 from contract.expectation import EXACT, Expectation, ExpectedArray
 from conform import runner
-from reports.results import iter_records
+from contract.results import iter_records
 from suites.corpus import DEFAULT_PATH, iter_corpus, write_corpus
 from suites.expectations import Expectations
 from suites.judge import divergence_key, input_ranks
