@@ -231,8 +231,9 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
             if progress:
                 progress(len(done), max(total, len(done)), counts)
             interrupted = False
+            judged = _judged(todo, handle_sets, done, case_timeout, jobs, expect)
             try:
-                for case, verdicts, failure in _judged(todo, handle_sets, done, case_timeout, jobs, expect):
+                for case, verdicts, failure in judged:
                     if failure:
                         result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
                         print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
@@ -251,6 +252,8 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
                         progress(doneso, max(total, doneso), counts)
             except KeyboardInterrupt:
                 interrupted = True
+            finally:
+                judged.close()      # now, not when collected: its threads and workers stop before we go on
             if not interrupted and not finished:
                 out.write(end_record(run_id, sum(counts.values()), counts))
         # Divergences recorded before a resume count too: read them back for the exit code.
@@ -292,15 +295,12 @@ def _run_id(corpus_hash, adapters_meta, shard, profile) -> str:
 
 def _open_handles(specs, in_process, case_timeout, memory_mb, jobs):
     from adapters.pool import open_handle
-    from adapters.registry import AdapterError, load
-    for spec in specs:      # fail fast, before any worker starts, on names that do not resolve
+    from adapters.registry import AdapterError, resolve
+    for spec in specs:      # fail fast, before any worker starts, on names that do not resolve (no import)
         try:
-            a = load(spec)
-            ok, reason = a.available()
+            resolve(spec)
         except AdapterError as e:
             raise RunError(str(e), EXIT_ADAPTER) from None
-        if not ok:
-            raise RunError(f"adapter {spec!r} is not available: {reason}", EXIT_ADAPTER)
     sets = []
     try:
         for _ in range(jobs):
@@ -310,7 +310,9 @@ def _open_handles(specs, in_process, case_timeout, memory_mb, jobs):
                 h = open_handle(spec, in_process=in_process, case_timeout=case_timeout, memory_mb=memory_mb)
                 h.spec = spec
                 hs.append(h)
-    except AdapterError as e:
+                if not h.available:     # the worker said so, before more workers start
+                    raise RunError(f"adapter {spec!r} is not available: {h.reason}", EXIT_ADAPTER)
+    except (AdapterError, RunError) as e:
         for hs in sets:
             for h in hs:
                 h.close()
@@ -370,17 +372,25 @@ def _judged(cases, handle_sets, done, case_timeout, jobs, expect):
             free.put(hs)
 
     window = deque()
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        try:
-            for case in cases:
-                window.append(ex.submit(task, case))
-                if len(window) >= 4 * jobs:
-                    yield window.popleft().result()
-            while window:
+    ex = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        for case in cases:
+            window.append(ex.submit(task, case))
+            if len(window) >= 4 * jobs:
                 yield window.popleft().result()
-        finally:
-            for f in window:
-                f.cancel()
+        while window:
+            yield window.popleft().result()
+    except BaseException:
+        # Ctrl-C, or the caller stopped early: kill every worker now, so each thread waiting on one
+        # returns at once instead of at its case's timeout (the threads are joined below).
+        for f in window:
+            f.cancel()
+        for hs in handle_sets:
+            for h in hs:
+                h.abort()
+        raise
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
 
 
 def write_report_if_available(results_path, out_dir):

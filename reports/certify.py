@@ -40,13 +40,16 @@ def certify(adapter_spec: str, out_dir, corpus=None, in_process=False, case_time
 
 def _check_adapter(spec):
     # Before any corpus is read or folder made: a typo in --adapter is the commonest mistake.
-    from adapters.registry import AdapterError, load
+    # A worker answers, so the candidate's module is never imported in this process.
+    from adapters.pool import probe
+    from adapters.registry import AdapterError, resolve
     try:
-        ok, reason = load(spec).available()
+        resolve(spec)
     except AdapterError as e:
         raise CertifyError(str(e), 5) from None
-    if not ok:
-        raise CertifyError(f"adapter {spec!r} is not available: {reason}", 5)
+    info = probe(spec)
+    if not info.available:
+        raise CertifyError(f"adapter {spec!r} is not available: {info.reason}", 5)
 
 
 def _run_corpus(adapter_spec, out: Path, corpus, in_process, case_timeout, resume, jobs) -> Path:

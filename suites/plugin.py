@@ -87,16 +87,13 @@ class _State:
     def selected(self) -> list:
         """The adapter specs under test; a usage error names the available ones and why others are not."""
         if self._selected is None:
-            from adapters.registry import AdapterError, known, load
+            from adapters.registry import info, known
             given = self.config.getoption("adapter")
             specs = given or sorted(known())
             chosen, refused = [], []
             for spec in specs:
-                try:
-                    ok, reason = load(spec).available()
-                except AdapterError as e:
-                    ok, reason = False, str(e)
-                (chosen if ok else refused).append(spec if ok else f"{spec}: {reason}")
+                i = info(spec)      # asked of a worker: the candidate is not imported here
+                (chosen if i.available else refused).append(spec if i.available else f"{spec}: {i.reason}")
             if given and refused:
                 from adapters.registry import available_adapters
                 infos = available_adapters()
