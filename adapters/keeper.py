@@ -1,4 +1,4 @@
-"""The worker's keeper: `python -m adapters.keeper SPEC --rfd R --wfd W [worker options]`.
+"""The worker's keeper: `python -m adapters.keeper [--harness PID] SPEC --rfd R --wfd W [worker options]`.
 
 The pool starts this, not the worker itself.  The keeper makes itself a subreaper
 (PR_SET_CHILD_SUBREAPER), forks the worker (adapters.worker.main with the same
@@ -8,7 +8,8 @@ reparented to the keeper, not to init.  When the worker ends, however it ends
 (a bye, a segfault, a kill by the pool), the keeper kills every process left in
 its tree and exits the way the worker did (the same exit status, or the same
 signal), so the pool sees the worker's end at once, from the keeper's exit,
-whatever child still holds the protocol pipes.
+whatever child still holds the protocol pipes.  When the harness process
+(--harness) ends, however it ends, the keeper kills the worker and all the rest.
 
 The keeper imports the standard library only and runs no candidate code.
 """
@@ -24,8 +25,17 @@ from .proctree import PR_SET_CHILD_SUBREAPER, descendants, die_with_parent, kill
 
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
+    harness = None
+    if argv[:1] == ["--harness"]:
+        harness, argv = int(argv[1]), argv[2:]
     prctl(PR_SET_CHILD_SUBREAPER, 1)
-    die_with_parent()
+    # Watch the harness *process*: PR_SET_PDEATHSIG fires when the harness *thread* that started the
+    # keeper ends (a --jobs thread at the end of a run), which would orphan what the candidate left.
+    harness_fd = _pidfd(harness) if harness else None
+    if harness_fd is None:
+        die_with_parent()
+    elif os.getppid() != harness:
+        os._exit(1)         # the harness died before we watched it
     worker = os.fork()
     if worker == 0:
         os._exit(_run_worker(argv))
@@ -36,7 +46,7 @@ def main(argv=None) -> None:
                 os.close(int(argv[argv.index(flag) + 1]))
             except (ValueError, IndexError, OSError):
                 pass
-    status = _wait_for(worker)
+    status = _wait_for(worker, harness_fd)
     _kill_the_rest()
     _exit_like(status)
 
@@ -60,12 +70,33 @@ def _run_worker(argv) -> int:
                 pass
 
 
-def _wait_for(worker: int) -> int:
-    """The worker's wait status; orphans reparented here meanwhile are reaped as they end."""
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_for(worker: int, harness_fd) -> int:
+    """The worker's wait status; orphans reparented here meanwhile are reaped.  The harness gone, the
+    worker is killed: nobody is left to read its answers."""
+    worker_fd = _pidfd(worker)
+    if worker_fd is None or harness_fd is None:
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid == worker:
+                return status
+    import select
     while True:
-        pid, status = os.waitpid(-1, 0)
-        if pid == worker:
-            return status
+        ready = select.select([worker_fd, harness_fd], [], [])[0]
+        if harness_fd in ready:
+            os.kill(worker, signal.SIGKILL)
+        while True:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == worker:
+                return status
+            if pid == 0:
+                break
 
 
 def _kill_the_rest() -> None:

@@ -176,7 +176,8 @@ class WorkerHandle:
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
         # The keeper forks the worker with these arguments and takes down whatever it leaves behind.
-        cmd = [self.python, "-m", "adapters.keeper", self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
+        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid()),
+               self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
@@ -211,6 +212,10 @@ class WorkerHandle:
             raise err
         for k in ("name", "version", "reason", "execution"):
             head[k] = clean_text(head[k], 4000)
+        head["ops"] = [clean_text(o, 100) for o in head["ops"]]
+        if self._aborted:       # aborted while it started (another thread): it must not run a case
+            self._stop()
+            raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
         return head
 
     def _kill_now(self):
@@ -340,6 +345,8 @@ class WorkerHandle:
                 continue
             if in_flight and in_flight + len(item.data) > PIPE_BUDGET:
                 return
+            if self._aborted:
+                raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
             if not in_flight:
                 try:        # nothing in flight: a dead worker can be replaced without losing a reply
                     self._ensure()

@@ -312,11 +312,13 @@ def _open_handles(specs, in_process, case_timeout, memory_mb, jobs):
                 hs.append(h)
                 if not h.available:     # the worker said so, before more workers start
                     raise RunError(f"adapter {spec!r} is not available: {h.reason}", EXIT_ADAPTER)
-    except (AdapterError, RunError) as e:
+    except BaseException as e:      # a refusal, or Ctrl-C while workers start: none is left running
         for hs in sets:
             for h in hs:
                 h.close()
-        raise RunError(str(e), EXIT_ADAPTER) from None
+        if isinstance(e, (AdapterError, RunError)):
+            raise RunError(str(e), EXIT_ADAPTER) from None
+        raise
     return sets
 
 

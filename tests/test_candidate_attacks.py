@@ -302,6 +302,15 @@ def test_a_daemon_that_left_the_session_and_cleared_its_environment_dies_with_th
     assert result.exit_code == (EXIT_OK if verdict == "pass" else EXIT_DIVERGED)
 
 
+def test_daemons_of_workers_restarted_in_jobs_threads_die_too(run_here):
+    # A crash makes a --jobs thread restart its worker; the thread ends with the run, and the keeper it
+    # started must still outlive it long enough to take the daemon the new worker left.
+    labels = ["daemon-segfault", "daemon-a", "ok", "daemon-b", "daemon-segfault-2", "daemon-c"]
+    got, result, _ = run_here("Orphaner", labels, case_timeout=20, jobs=2)
+    assert [got[lbl]["verdict"] for lbl in labels] == ["crash", "pass", "pass", "pass", "crash", "pass"]
+    assert result.exit_code == EXIT_DIVERGED
+
+
 def test_the_memory_watchdog_counts_the_workers_whole_tree(run_here, monkeypatch):
     # The worker itself stays small and waits; a child it forked holds 400 MB.
     monkeypatch.setattr(pool, "RSS_LIMIT_MB", 250)
