@@ -242,6 +242,7 @@ class WorkerHandle:
             if getattr(self, fd, None) is not None:
                 os.close(getattr(self, fd))
                 setattr(self, fd, None)
+        self._why, self._garbled = None, ""      # about that worker only
         return rc
 
     def _ensure(self):

@@ -253,6 +253,12 @@ class WireGarbage(GoodClip):
         if label == "wrong-type":
             from adapters import wire
             os.write(fd, wire.encode({"type": "hello", "id": case.id}))
+        if label == "shrink-hang":         # the request pipe made too small for what is sent next, then a hang
+            import fcntl
+            argv = sys.argv
+            fcntl.fcntl(int(argv[argv.index("--rfd") + 1]), 1031, 4096)      # F_SETPIPE_SZ
+            while True:
+                time.sleep(0.05)
         if label.startswith("forged-"):     # a whole reply for this very case, written past the worker's checks
             from adapters import wire
             fields = {"forged-fields": {"kind": "returned", "elapsed_s": "fast"},

@@ -270,6 +270,30 @@ def test_no_read_of_a_message_waits_past_its_deadline():
         os.close(w)
 
 
+def test_a_worker_that_stops_taking_requests_cannot_block_the_harness():
+    # The candidate shrinks its request pipe to 4 KiB and hangs; the next (pipelined) request is larger.
+    # In a subprocess: a write that blocks forever would otherwise hang the test session too.
+    code = """if True:
+        import time, numpy as np
+        from adapters.pool import WorkerHandle
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:WireGarbage", case_timeout=2)
+        t0 = time.monotonic()
+        h.submit(clip_case("shrink-hang"))
+        time.sleep(0.5)
+        h.submit(clip_case("big", x=np.arange(8000, dtype=np.float32)))
+        first, second = h.collect(), h.collect()
+        print(first.kind, second.kind, round(time.monotonic() - t0, 1), first.message.replace(" ", "_"))
+        h.close()
+    """
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, text=True, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    first, second, took, why = r.stdout.split()
+    # The hanging case's time and the blocked write's run out together: either names the hang.
+    assert (first, second) in {("timed_out", "returned"), ("crashed", "returned")} and float(took) < 10, r.stdout
+    assert why.startswith("no_answer_within_2_s" if first == "timed_out" else "the_worker_stopped_reading"), why
+
+
 def test_nan_and_infinity_are_refused_on_the_wire():
     r, w = os.pipe()
     try:
