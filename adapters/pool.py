@@ -182,14 +182,19 @@ class WorkerHandle:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
             cmd.append("--probe")
+        self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
                                          stdout=self._err, stderr=self._err, cwd=self._cwd, env=env,
                                          start_new_session=True)
+        except OSError as e:        # no such interpreter (python=...), or no process to be had
+            self._stop()
+            err = AdapterError(f"adapter {self.spec!r} failed to start: cannot run {self.python}: {e}")
+            err.reason = f"cannot run {self.python}: {e}"
+            raise err from None
         finally:
             os.close(to_w)
             os.close(from_w)
-        self._wfd, self._rfd = from_c, to_c
         os.set_blocking(self._wfd, False)       # a worker that stops reading cannot block the harness
         self._pidfd = _pidfd(self.proc.pid)
         limit = self.start_timeout
