@@ -123,6 +123,10 @@ class Adapter:
     execution = "Python"     # how values are computed, shown in reports (the harness adds how it is isolated)
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
     case_timeout = None                 # per-case default in seconds for this adapter (None: the runner's)
+    # The ways this adapter can build its inputs, the documented user way first (the default).  A spec
+    # `NAME@WAY` runs it with another one; `conform run --construction-check` compares them all.
+    constructions: tuple = ()
+    construction: str = ""
 
     def version(self) -> str:
         return "unknown"

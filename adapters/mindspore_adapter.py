@@ -31,6 +31,7 @@ PIN = "2.10.0"
 class MindsporeAdapter(PinnedAdapter):
     name = "mindspore"
     execution = "mindspore CPU, synchronous kernel launches"
+    constructions = (convert.TENSOR, convert.FROM_NUMPY)
     package = "mindspore"
     pin = PIN
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
@@ -77,7 +78,8 @@ class MindsporeAdapter(PinnedAdapter):
         api = self.native_api(case.op, case)
         with (self._capture or contextlib.nullcontext()) as cap:
             try:
-                outcome = self._run(case)
+                with convert.building(self.construction):
+                    outcome = self._run(case)
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as e:      # the framework's failure is the result, whatever it is

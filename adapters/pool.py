@@ -29,7 +29,7 @@ import time
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol
 
 from . import proctree, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
@@ -50,10 +50,34 @@ KEEPER_WAIT_S = 2.0            # the keeper's time to exit once its worker is ki
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0):
+class Handle(Protocol):
+    """What the run session uses of an adapter, in a worker or in this process."""
+
+    spec: str
+    name: str
+    version: str
+    execution: str
+    available: bool
+    reason: str
+    ops: tuple
+    constructions: tuple
+    case_timeout: float
+    isolated: bool
+
+    def run(self, case, timeout=None) -> Outcome: ...
+    def submit(self, case, timeout=None) -> None: ...
+    def collect(self) -> Outcome: ...
+    def native_api(self, op, case=None) -> str: ...
+    def repro(self, case) -> str: ...
+    def abort(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0,
+                python: Optional[str] = None) -> Handle:
     if in_process:
         return InProcessHandle(spec)
-    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb)
+    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb, python=python or sys.executable)
 
 
 class InProcessHandle:
@@ -71,6 +95,7 @@ class InProcessHandle:
         self.name = self.adapter.name
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
+        self.constructions = tuple(self.adapter.constructions)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
         if self.available:
@@ -145,7 +170,9 @@ class WorkerHandle:
         self.version = hello["version"]
         self.available, self.reason = hello["available"], hello["reason"]
         self.execution = f"{hello['execution']}, in a worker process"
+        self.numpy = hello["numpy"]     # in the worker's interpreter (self.python)
         self.ops = tuple(hello["ops"])
+        self.constructions = tuple(hello.get("constructions", ()))
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
 
     @property
@@ -217,7 +244,8 @@ class WorkerHandle:
             raise err
         for k in ("name", "version", "reason", "execution"):
             head[k] = clean_text(head[k], 4000)
-        head["ops"] = [clean_text(o, 100) for o in head["ops"]]
+        for k in ("ops", "constructions"):
+            head[k] = [clean_text(o, 100) for o in head.get(k, [])]
         if self._aborted:       # aborted while it started (another thread): it must not run a case
             self._stop()
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
@@ -520,8 +548,9 @@ def _hello_problem(h) -> str:
         return "name must not be empty"
     if not isinstance(h.get("available"), bool):
         return bad("available", "true or false")
-    if not (isinstance(h.get("ops"), list) and all(isinstance(o, str) for o in h["ops"])):
-        return bad("ops", "a list of op names")
+    for k in ("ops", "constructions"):
+        if not (isinstance(h.get(k, []), list) and all(isinstance(o, str) for o in h.get(k, []))):
+            return bad(k, "a list of names")
     t = h.get("case_timeout")
     if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")):
         return bad("case_timeout", "a positive number of seconds or null")

@@ -44,8 +44,17 @@ def known() -> dict:
     return found
 
 
+def split_construction(spec: str) -> tuple:
+    """'torch@from_numpy' -> ('torch', 'from_numpy'); a spec without '@' -> (spec, '')."""
+    base, at, how = spec.rpartition("@")
+    return (base, how) if at and base else (spec, "")
+
+
 def resolve(spec: str) -> str:
-    """A name or module:Class -> module:Class."""
+    """A name or module:Class (optionally @construction) -> module:Class (with the same @construction)."""
+    base, how = split_construction(spec)
+    if how:
+        return f"{resolve(base)}@{how}"
     if ":" in spec:
         return spec
     table = known()
@@ -56,7 +65,7 @@ def resolve(spec: str) -> str:
 
 
 def load_class(spec: str):
-    target = resolve(spec)
+    target = resolve(split_construction(spec)[0])
     module, _, attr = target.partition(":")
     try:
         mod = importlib.import_module(module)
@@ -75,7 +84,17 @@ def load(spec: str):
     cls = load_class(spec)
     if not (isinstance(cls, type) and issubclass(cls, Adapter)):
         raise AdapterError(f"adapter {spec!r}: {cls!r} is not a subclass of adapters.base.Adapter")
-    return cls()
+    a = cls()
+    a.construction = a.constructions[0] if a.constructions else ""
+    how = split_construction(spec)[1]
+    if how:
+        if how not in a.constructions:
+            raise AdapterError(f"adapter {spec!r}: {a.name} builds its inputs "
+                               f"{' or '.join(a.constructions) or 'one way only'}, not {how!r}")
+        a.construction = how
+        if how != a.constructions[0]:
+            a.name = f"{a.name}@{how}"      # a second construction is reported as an adapter of its own
+    return a
 
 
 def info(spec: str, python: str = None) -> AdapterInfo:

@@ -32,6 +32,7 @@ NATIVE = {
 class TorchAdapter(PinnedAdapter):
     name = "torch"
     execution = "torch CPU build"
+    constructions = (convert.TENSOR, convert.FROM_NUMPY)
 
     def __init__(self):
         self._torch = None
@@ -64,7 +65,8 @@ class TorchAdapter(PinnedAdapter):
             self.setup()
         api = self.native_api(case.op, case)
         try:
-            outcome = _RUNNERS[case.op](self._torch, case)
+            with convert.building(self.construction):
+                outcome = _RUNNERS[case.op](self._torch, case)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:      # the framework's failure is the result, whatever it is

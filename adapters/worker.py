@@ -73,7 +73,8 @@ def hello(adapter, ok, reason) -> dict:
             "version": safe_call(adapter.version), "available": bool(ok), "reason": clean_text(str(reason or "")),
             "execution": clean_text(str(adapter.execution), 400), "ops": [clean_text(str(o), 100) for o in adapter.ops],
             "case_timeout": timeout, "python": sys.executable, "python_version": platform.python_version(),
-            "numpy": np.__version__}
+            "numpy": np.__version__,
+            "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())]}
 
 
 class _Hygiene:

@@ -47,10 +47,16 @@ def build_parser():
     p.add_argument("--expectations", metavar="DIR",
                    help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     p.add_argument("--no-report", action="store_true", help="write results only")
+    p.add_argument("--construction-check", action="store_true",
+                   help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
+                        "and report cases whose verdict or values change (DIR/construction.json)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
     p.set_defaults(func=cmd_adapters)
+
+    from . import selftest
+    selftest.register(sub)
 
     try:
         from reports.commands import register
@@ -72,16 +78,8 @@ def cmd_adapters(args) -> int:
     return 0
 
 
-def default_adapters() -> list:
-    from adapters.registry import available_adapters
-    return [i.name for i in available_adapters() if i.available]
-
-
 def cmd_run(args) -> int:
-    specs = args.adapter or default_adapters()
-    if not specs:
-        print("conform: error: no adapter is available (see `conform adapters`)", file=sys.stderr)
-        return runner.EXIT_ADAPTER
+    specs = args.adapter or []      # none named: the session runs every available adapter
     bar = Progress(sys.stderr)
     # SIGTERM (a CI cancel) stops like Ctrl-C: the results so far stay, --resume continues.
     old = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -89,25 +87,37 @@ def cmd_run(args) -> int:
         result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
-                            expectations_dir=args.expectations)
+                            expectations_dir=args.expectations, construction_check=args.construction_check)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()
     if result.message:
         print(f"conform: {'error: ' if result.exit_code not in (0, 1, 130) else ''}{result.message}",
               file=sys.stderr)
-    if result.exit_code in (runner.EXIT_USAGE, runner.EXIT_BAD_INPUT, runner.EXIT_INCOMPATIBLE, runner.EXIT_ADAPTER):
+    if result.exit_code not in (runner.EXIT_OK, runner.EXIT_DIVERGED, runner.EXIT_ORACLE, runner.EXIT_INTERRUPTED):
         return result.exit_code
     for p in result.unmatched_patterns:
         print(f"conform: note: expectation pattern matched nothing: {p}", file=sys.stderr)
+    for d in result.construction:
+        print(f"conform: construction: {d.adapter} {d.op} case {d.case_id}: {d.default} built the documented way, "
+              f"{d.other} built with {d.way}" + (f" (listed: {d.listed})" if d.listed else " (unlisted)"),
+              file=sys.stderr)
+    if args.construction_check:
+        print(f"construction check: {len(result.construction)} differences, "
+              f"{sum(1 for d in result.construction if not d.listed)} unlisted -> {os.path.join(args.out, 'construction.json')}")
     counts = ", ".join(f"{v} {n}" for v, n in sorted(result.counts.items()))
     print(f"{result.cases} results ({counts}); {result.unlisted} unlisted divergences -> {result.results_path}")
     if not args.no_report and result.exit_code != runner.EXIT_INTERRUPTED:
-        report = runner.write_report_if_available(result.results_path, args.out)
-        if isinstance(report, dict) and report.get("report_html"):
+        try:
+            report = runner.write_report(result.results_path, args.out)
+        except OSError as e:
+            print(f"conform: error: cannot write the report into {args.out}: {e.strerror or e} "
+                  f"(the results are kept in {result.results_path}; `conform report` renders them)", file=sys.stderr)
+            return runner.EXIT_OUTPUT
+        except Exception as e:      # a bug in the report must not hide the run's own result
+            print(f"conform: warning: report not written: {type(e).__name__}: {e}", file=sys.stderr)
+        else:
             print(f"report: {report['report_html']}")
-        elif isinstance(report, (str, os.PathLike)):
-            print(f"report: {report}")
     return result.exit_code
 
 

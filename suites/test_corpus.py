@@ -5,15 +5,16 @@ an unlisted one fails with actual, expected, call and repro.
 """
 import pytest
 
-from suites.check import failure_message, run_and_judge
+from suites.check import failure_message
+from suites.plugin import state_of
 
 
 def pytest_generate_tests(metafunc):
     if "corpus_item" not in metafunc.fixturenames:
         return
-    state = metafunc.config._conform
+    state = state_of(metafunc.config)
     op = metafunc.function.__name__[len("test_"):]
-    cases, _hash = state.corpus()
+    cases = state.corpus()
     specs = state.selected()
     items, ids = [], []
     for case in cases:
@@ -31,11 +32,7 @@ def _name(spec):
 
 def _check(conform, corpus_item):
     spec, case = corpus_item
-    handle = conform.handle(spec)
-    verdict = run_and_judge(case, handle)
-    if verdict.divergent:
-        verdict.expected_divergence = conform.expectations(handle.name).match(verdict.key(), verdict.evidence())
-    conform.record(verdict, case)
+    verdict = conform.check(spec, case)
     if verdict.verdict == "not-applicable":
         pytest.skip(verdict.outcome)
     if verdict.expected_divergence:

@@ -20,7 +20,7 @@ import pytest
 from adapters import pool, wire
 from conform import runner
 from contract.vocabulary import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
-from reports.results import iter_records
+from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
 from misbehaving_adapters import PID_DIR_ENV
@@ -219,7 +219,7 @@ def test_text_that_is_not_valid_utf8_is_escaped_and_every_writer_accepts_it(run_
 def test_a_reply_forged_past_the_workers_checks_is_checked_again_by_the_harness(label, why):
     # One case at a time: the forging worker exits after its reply, and a case already sent to it
     # would share its fate (pipelined runs blame the case at the head when a worker dies).
-    from reports.results import case_record
+    from contract.results import case_record
     from suites.judge import judge
     from bad_adapters import clip_expectation
     h = pool.WorkerHandle("misbehaving_adapters:WireGarbage", case_timeout=20)

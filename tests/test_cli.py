@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from reports.results import iter_records
+from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
 

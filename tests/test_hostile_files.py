@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conform import runner
 from contract.codec import CodecError
-from reports.results import ResultsError, iter_records, read_case, read_values
+from contract.results import ResultsError, iter_records, read_case, read_values
 from suites import corpus as C
 
 from bad_adapters import clip_case, write_corpus

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from reports.results import iter_records
+from contract.results import iter_records
 from suites import corpus as C
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import datetime as _dt
+import fcntl
 import json
+import os
 import platform
-import uuid
 
 import numpy as np
 
@@ -26,12 +27,43 @@ class ResultsError(ValueError):
 
 # ---- writing -----------------------------------------------------------------------------
 
-class ResultsWriter:
-    """Appends one JSON line per record and flushes it, so a killed run keeps all it finished."""
+class ResultsLocked(OSError):
+    """Another process writes this results file (a second run into the same --out)."""
 
-    def __init__(self, path: str, append: bool = False):
+
+def lock_results(path: str) -> int:
+    """An fd of `path` (created if missing, never truncated) holding its exclusive lock; ResultsLocked if taken.
+
+    The lock is taken before anything is read or cut, so a refused second run changes nothing.  It is an
+    flock: the kernel drops it when the holder dies, so a killed run never leaves a stale lock behind.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ResultsLocked(f"{path} is being written by another run (it holds the file's lock); "
+                            "wait for it or choose another --out") from None
+    return fd
+
+
+class ResultsWriter:
+    """Appends one JSON line per record and flushes it, so a killed run keeps all it finished.
+
+    `fd`: an already locked descriptor of `path` (lock_results), which the writer then owns; without one
+    the writer takes the lock itself.  `append=False` empties the file once the lock is held.
+    """
+
+    def __init__(self, path: str, append: bool = False, fd: int = None):
         self.path = path
-        self._f = open(path, "a" if append else "w", encoding="utf-8")
+        fd = lock_results(path) if fd is None else fd
+        try:
+            if not append:
+                os.ftruncate(fd, 0)
+            self._f = os.fdopen(fd, "a", encoding="utf-8")
+        except BaseException:
+            os.close(fd)
+            raise
 
     def write(self, record: dict) -> None:
         self._f.write(json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n")
@@ -50,10 +82,6 @@ class ResultsWriter:
 
 def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def new_run_id() -> str:
-    return uuid.uuid4().hex[:16]
 
 
 def run_record(run_id, corpus_hash, corpus_cases, adapters, profile="ci", seed=0, shard="1/1") -> dict:
@@ -184,18 +212,3 @@ def read_values(rec: dict, which: str = "actual_values", path="<results>", line=
         except CodecError as e:
             raise ResultsError(f"{path}:{line}: {which}[{k!r}]: {e}") from None
     return out
-
-
-def summarize(path: str) -> dict:
-    """header, end (or None), and counts per verdict, reading the file once in bounded memory."""
-    header, end, counts, seen = None, None, {}, 0
-    for rec in iter_records(path):
-        if rec["record"] == "run":
-            header = header or rec
-        elif rec["record"] == "case":
-            counts[rec["verdict"]] = counts.get(rec["verdict"], 0) + 1
-            seen += 1
-        else:
-            end = rec
-    return {"header": header, "end": end, "counts": counts, "cases": seen}
-
