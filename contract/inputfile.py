@@ -6,7 +6,7 @@ naming the file, the line and the reason, which `conform` maps to exit 3
 (EXIT_BAD_INPUT) and the pytest plugin to a usage error.
 
 Each bound is checked before the work it bounds:
-- a line is read with readline(cap + 1), so a longer one is refused without being held whole;
+- a line is read with readline(cap + 2), so a longer one is refused without being held whole;
 - its bytes must be UTF-8;
 - a JSON line may hold at most MAX_CONTAINERS arrays and objects, nested at most
   MAX_DEPTH deep, counted on the bytes before anything is parsed;

@@ -490,3 +490,31 @@ def test_pytest_expectations_refuses_an_attack_as_a_usage_error(tmp_path, name):
     assert r.returncode == pytest.ExitCode.USAGE_ERROR, f"actual: exit {r.returncode} {out[-800:]!r}"
     assert f"ERROR: --expectations: {path}:2: " in out and re.search(reason, out), out[-800:]
     assert "Traceback" not in out
+
+
+# ---- summary.json: nothing reads it back, so every summary written must be valid ---------------
+
+EDGE_VALUES = [
+    ("an adapter name of markup and emoji", 2, setp(["adapter"], "<b>v\U0001F600\"'</b>")),
+    ("the largest finite elapsed time", 2, setp(["elapsed_s"], 1.7976931348623157e308)),
+    ("a 4000-digit mismatch count", 4, setp(["mismatch", "count"], 10 ** 3999)),
+    ("null header fields", 1, setp(["corpus_cases"], None)),
+    ("a null adapter version", 1, setp(["adapters", 0, "version"], None)),
+    ("unknown fields, deep but under the limit", 2, setp(["extra"], json.loads(deep(MAX_DEPTH - 2)))),
+    ("clauses no catalogue knows", 3, setp(["clauses"], ["ZZ-NEW", "", "CL-FORMULA"])),
+    ("an escaped surrogate pair (an emoji)", 2, raw_sub('"outcome": "returned out"', '"outcome": "\\ud83d\\ude00"')),
+]
+
+
+@pytest.mark.parametrize("name, lineno, change", EDGE_VALUES, ids=[e[0] for e in EDGE_VALUES])
+def test_an_accepted_results_file_gives_a_summary_valid_against_its_schema(tmp_path, capfd, results_lines, name,
+                                                                          lineno, change):
+    from reports.summary import validate
+    path = hostile_results(tmp_path, results_lines, lineno, change)
+    rc, err = run_cli(capfd, "report", path, "--out", tmp_path / "out")
+    assert rc == 0, f"actual: exit {rc} {err[-600:]!r}; expected: the file is accepted"
+
+    def no_constant(token):
+        raise AssertionError(f"summary.json holds {token}: not JSON")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"), parse_constant=no_constant)
+    validate(summary)
