@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
+from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
 from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
 
@@ -74,6 +75,8 @@ class CorpusSource:
             if path is None and not os.path.exists(self.path):
                 C.load_corpus(None)         # raises the corpus module's own "build it" message
             self.hash = C.corpus_hash(self.path)
+        except InputFileError as e:     # names the file (and line) itself
+            raise SessionError(str(e), EXIT_BAD_INPUT) from None
         except (OSError, ValueError) as e:
             raise SessionError(f"cannot load corpus {self.path}: {e}", EXIT_BAD_INPUT) from None
         self.declared = _declared_count(self.path)
