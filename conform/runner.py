@@ -205,8 +205,9 @@ def _locked_run(session, path, fd, resume, progress, t0):
         if progress:
             progress(len(done), max(total, len(done)), counts)
         interrupted = False
+        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done)
         try:
-            for case, verdicts, failure in session.judged(todo, skip=lambda c, nm: (c.id, nm) in done):
+            for case, verdicts, failure in judged:
                 if failure:
                     result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
                     print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
@@ -222,6 +223,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
                     progress(doneso, max(total, doneso), counts)
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            judged.close()      # now, not when collected: its threads and workers stop before we go on
         if not interrupted and not finished:
             out.write(session.end_record(run_id, counts))
     result.ran, result.unlisted = session.totals.recorded, session.totals.unlisted

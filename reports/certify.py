@@ -36,7 +36,7 @@ def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=No
 def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None) -> dict:
     """The certificate of one adapter's results file.
 
-    identity: the adapter's module, source hash and package (conform.certify.adapter_identity), recorded as
+    identity: the adapter's module, source hash and package (adapters/identity.py, measured in its worker), recorded as
     given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
     every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent."""
     results_path = Path(results_path)
@@ -90,8 +90,9 @@ def interpreters(header: dict, adapters) -> list:
     if isinstance(header.get("interpreter"), dict):
         found.append({"role": "harness", **header["interpreter"]})
     for a in adapters:
-        if isinstance(a, dict) and isinstance(a.get("interpreter"), dict):
-            found.append({"role": f"adapter {a.get('name', '')}", **a["interpreter"]})
+        if isinstance(a, dict) and a.get("python"):     # a worker's interpreter (in-process: the harness's)
+            found.append({"role": f"adapter {a.get('name', '')}", "executable": a["python"],
+                          "version": a.get("python_version", "")})
     return found
 
 

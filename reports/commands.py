@@ -50,6 +50,8 @@ def _input_error(e) -> int:
 
 def _missing(paths):
     for p in paths:
+        if Path(p).is_dir():
+            return f"{p}: is a directory, not a results file"
         if not Path(p).is_file():
             return f"{p}: no such results file"
     return ""

@@ -17,10 +17,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS
+from contract.inputfile import InputFileError
+from contract.results import ResultsError, record_problem, iter_records as _iter_records   # noqa: F401  the one results reader
+from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
 from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
-
-from contract.results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
 
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}
@@ -30,60 +30,26 @@ ROW_TEXT_CAP = 200        # characters of outcome / message kept per failing row
 
 
 class ReportInputError(ValueError):
-    """A results file the report cannot use; the message names the file and line."""
+    """A results file the report cannot use as a whole (no header, several adapters for one certificate)."""
 
 
-INPUT_ERRORS = (ResultsError, ReportInputError)
+# What a report command refuses with exit 3: the results reader's errors (ResultsError, an
+# InputFileError naming file and line) and the report's own whole-file ones.
+INPUT_ERRORS = (InputFileError, ReportInputError)
 
 
 def iter_records(path):
     """Yield the records of one results file; a truncated last line is dropped, other damage raises.
 
-    On top of the results reader's checks, the optional fields the report shows
-    are type-checked here, once, so a damaged one is named with file and line
-    instead of failing somewhere inside the rendering.
+    The results reader checks every field the report shows (contract.results.record_problem), once,
+    so a damaged one is named with file and line instead of failing somewhere inside the rendering.
     """
-    for lineno, rec in enumerate(_iter_records(path), 1):
-        if rec.get("record") == "case":
-            problem = case_record_problem(rec)
-            if problem:
-                raise ReportInputError(f"{path}:{lineno}: {problem}")
-        yield rec
-
-
-_STR_FIELDS = ("native_api", "adapter_version", "expected", "outcome", "repro")
+    return _iter_records(path)
 
 
 def case_record_problem(rec) -> str:
-    """'' for a case record the report can use; else what is wrong with it."""
-    # The report counts by verdict: one it does not know would silently vanish from every table.
-    if rec.get("verdict") not in VERDICTS:
-        return f"unknown verdict {str(rec.get('verdict'))[:40]!r}"
-    if not all(isinstance(c, str) for c in rec["clauses"]):
-        return "clauses must be a list of strings"
-    for k in _STR_FIELDS:
-        if k in rec and not isinstance(rec[k], str):
-            return f"field {k!r} must be a string"
-    if rec.get("expected_divergence") is not None and not isinstance(rec["expected_divergence"], str):
-        return "field 'expected_divergence' must be a string"
-    if "notes" in rec and not (isinstance(rec["notes"], list) and all(isinstance(n, str) for n in rec["notes"])):
-        return "field 'notes' must be a list of strings"
-    for k in ("error", "mismatch"):
-        if k in rec and not isinstance(rec[k], dict):
-            return f"field {k!r} must be an object"
-    if isinstance(rec.get("error"), dict) and not all(v is None or isinstance(v, str) for v in rec["error"].values()):
-        return "field 'error' must map to strings"
-    for k in ("expected_values", "actual_values"):
-        if k in rec and not (isinstance(rec[k], dict) and all(isinstance(v, dict) for v in rec[k].values())):
-            return f"field {k!r} must map output names to encoded arrays"
-    case = rec["case"] if isinstance(rec.get("case"), dict) else {}
-    if not isinstance(case.get("inputs", {}), dict) or not all(isinstance(v, dict) for v in case.get("inputs", {}).values()):
-        return "case.inputs must map names to encoded arrays"
-    if not isinstance(case.get("label", ""), str):
-        return "case.label must be a string"
-    if not (isinstance(case.get("clauses", []), list) and all(isinstance(c, str) for c in case.get("clauses", []))):
-        return "case.clauses must be a list of strings"
-    return ""
+    """'' for a case record the report can use; else what is wrong with it (the reader's own check)."""
+    return record_problem(rec)
 
 
 # ---- clause catalogue ----------------------------------------------------------------------

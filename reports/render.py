@@ -332,11 +332,14 @@ def outputs_view(rec, mismatch):
     out = []
     for name in list(exp_all) + [n for n in act_all if n not in exp_all]:
         exp, act = _decode(exp_all.get(name)), _decode(act_all.get(name))
+        # Marks compare element with element: only where the two have one shape.  An output of another
+        # shape is shown as it came, unmarked; its description (dtype[shape]) says what differs.
         marks = None
-        if name == mismatch.get("output") and mismatch.get("indices") is not None and exp is not None:
-            marks = _marks_from_indices(exp.shape, mismatch["indices"])
-        elif exp is not None and act is not None and exp.shape == act.shape:
-            marks = differing(exp, act)
+        if exp is not None and act is not None and exp.shape == act.shape:
+            if name == mismatch.get("output") and mismatch.get("indices") is not None:
+                marks = _marks_from_indices(exp.shape, mismatch["indices"])
+            else:
+                marks = differing(exp, act)
         out.append({"name": name, "expected_desc": _desc(exp_all.get(name)), "actual_desc": _desc(act_all.get(name)),
                     "expected": array_table(exp, marks) if exp is not None else None,
                     "actual": array_table(act, marks) if act is not None else None,
@@ -344,8 +347,11 @@ def outputs_view(rec, mismatch):
     return out
 
 
-def differing(exp: np.ndarray, act: np.ndarray) -> np.ndarray:
-    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0."""
+def differing(exp: np.ndarray, act: np.ndarray):
+    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0.  None when the two
+    cannot be compared element by element (another shape)."""
+    if np.shape(exp) != np.shape(act):
+        return None
     e, a = _numeric(exp), _numeric(act)
     same = e == a
     if e.dtype.kind == "f" and a.dtype.kind == "f":

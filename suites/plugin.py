@@ -59,6 +59,10 @@ def pytest_configure(config):
     state.check_options()       # --case-timeout <= 0, a missing --expectations folder: as conform run refuses them
     if config.getoption("adapter"):
         state.check_names()     # a name that resolves to nothing stops the run before collection
+    if config.getoption("expectations") is not None:
+        state.check_expectations()  # a bad folder or file stops the run before collection, too
+    if config.getoption("corpus") is not None:
+        state.corpus()              # so does a bad --corpus
 
 
 def state_of(config) -> "PluginState":
@@ -135,6 +139,15 @@ class PluginState:
 
     def handle(self, spec):
         return self.session.handle(spec)
+
+    def check_expectations(self):
+        """Every <adapter>.txt of --expectations read and checked now, so damage is a usage error
+        naming file and line rather than a failure inside the first test that matches one."""
+        from .expectations import ExpectationsError, check_dir
+        try:
+            check_dir(self.config.getoption("expectations"))
+        except ExpectationsError as e:
+            raise pytest.UsageError(f"--expectations: {e}") from None
 
     def corpus(self):
         """The corpus cases of this run (all of them), loaded once per process."""

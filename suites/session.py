@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
 from contract.case import OPS as _OPS
+from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
 from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
 
@@ -75,6 +76,8 @@ class CorpusSource:
             if path is None and not os.path.exists(self.path):
                 C.load_corpus(None)         # raises the corpus module's own "build it" message
             self.hash = C.corpus_hash(self.path)
+        except InputFileError as e:     # names the file (and line) itself
+            raise SessionError(str(e), EXIT_BAD_INPUT) from None
         except (OSError, ValueError) as e:
             raise SessionError(f"cannot load corpus {self.path}: {e}", EXIT_BAD_INPUT) from None
         self.declared = _declared_count(self.path)
@@ -114,7 +117,7 @@ def adapter_meta(h) -> dict:
     """What the results header records of one open adapter."""
     meta = {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
             "reason": h.reason, "spec": h.spec}
-    for k in ("python", "numpy", "interpreter"):    # the interpreter the worker runs under, where the handle knows it
+    for k in ("python", "python_version", "numpy"):    # the interpreter the worker runs under, where the handle knows it
         if getattr(h, k, None):
             meta[k] = getattr(h, k)
     return meta
@@ -387,11 +390,18 @@ class RunSession:
                     yield window.popleft().result()
             while window:
                 yield window.popleft().result()
-        finally:
+        except BaseException:
+            # Ctrl-C, or the caller stopped early: an interrupt must not wait for a hanging case.  Kill
+            # every worker (abort: no descriptor is closed under a thread still reading it), so each
+            # thread's wait ends at once and the threads can be joined before close().
             for f in window:
                 f.cancel()
-            # An interrupt must not wait for a hanging case: the workers are killed by close().
-            ex.shutdown(wait=False, cancel_futures=True)
+            for hs in sets:
+                for h in hs:
+                    h.abort()
+            raise
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, case, handles, skip):
         todo = [h for h in handles if not skip(case, h.name)]

@@ -117,7 +117,7 @@ def sample(adapter_name, ops, passing=2, limit=6):
             for p in patterns:
                 if p.regex.match(key):
                     hit = True
-                    if p.where() not in used and len(failing) < limit:
+                    if p.where() not in used and len(failing) < limit and case not in failing:
                         used.add(p.where())
                         failing.append(case)
                     break
