@@ -83,7 +83,8 @@ def build_parser():
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
     p.set_defaults(func=cmd_adapters)
 
-    from contract.case import OPS
+    from oracle.registry import ops as registered_ops
+    OPS = registered_ops()
     p = sub.add_parser("certify", help="run the corpus on one adapter; write certificate.json + report")
     p.add_argument("--adapter", required=True, help="adapter name, entry point name, or package.module:Class")
     p.add_argument("--out", required=True, help="output folder (results.jsonl, report.html, certificate.json)")
