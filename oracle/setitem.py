@@ -66,7 +66,7 @@ def solve(target, key, value):
 
 def _scatter_form(target, key, value):
     # SI-SCATTER: a[d:indices] = values is scatter(a, d, indices, values); the doc's indices are DT_INT32
-    clauses = ("SI-KEY", "SI-SCATTER")
+    clauses = ("SI-KEY", "SI-INPLACE", "SI-SCATTER")     # like every other form, it writes into a
     if not _is_int(key.start) or key.step is not None or not isinstance(value, np.ndarray):
         raise Unspecified("SI-SCATTER", f"scatter form needs an int start, no step and a tensor value; got "
                           f"start={key.start!r}, step={key.step!r}, value {type(value).__name__}", clauses)
