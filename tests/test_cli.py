@@ -418,7 +418,7 @@ def spaced_corpus(tmp_path):
 
 def test_pytest_ids_have_no_whitespace(tmp_path, spaced_corpus):
     r = pytest_plain("--adapter", "oracle", "--corpus", spaced_corpus[0], "--collect-only", home=tmp_path)
-    ids = [line for line in r.stdout.splitlines() if "::test_clip[" in line]
+    ids = [line for line in r.stdout.splitlines() if "::test_corpus_case[clip-" in line]
     assert len(ids) == len(spaced_corpus[1]), r.stdout
     assert all(not re.search(r"\s", i) for i in ids), ids
     assert any("two_words_and_a_tab" in i for i in ids), ids
