@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from contract.dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from . import kernels
 from .errors import Open, SpecError
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 
@@ -97,14 +98,12 @@ def _write(self_, dim, index, vals, op):
     if index.size == 0:
         return {"out": ExpectedArray(out, EXACT)}
     flat = out.reshape(-1)
-    t = _targets(self_.shape, dim, index)
-    written = np.zeros(flat.size, bool)
-    written[t] = True
-    if np.count_nonzero(written) == t.size:
-        flat[t] = vals.ravel()          # SC-RULE: every position is written once
-        return {"out": ExpectedArray(out, EXACT)}
+    distinct = kernels.scatter_store(flat, self_.shape, dim, index, vals)
+    if distinct == index.size:
+        return {"out": ExpectedArray(out, EXACT)}      # SC-RULE: every position is written once
     # SC-DUP: two index positions hit one element; any of the colliding src values may win
-    op.note("SC-DUP", f"{t.size - np.count_nonzero(written)} index positions collide along dim {dim}")
+    op.note("SC-DUP", f"{index.size - distinct} index positions collide along dim {dim}")
+    t = _targets(self_.shape, dim, index)
     k = int(np.bincount(t).max())
     if k * flat.size > MAX_CHOICES:     # the set-valued answer is k full copies of self: keep memory sane
         op.note("SC-DUP", f"{k} colliding writes on {flat.size} elements: too many to enumerate the choices")

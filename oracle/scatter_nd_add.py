@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from contract.dtypes import DOCUMENTED, dtype_name, is_float
+from . import kernels
 from .errors import Open, SpecError
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 
@@ -91,27 +92,57 @@ def _float_sum(x2, rows, u2, counts):
     may overflow in one order and not in another: bound inf (any non-NaN value).
     """
     dt = x2.dtype
+    dup = bool((counts > 1).any())
+    if x2.shape[1] >= kernels.WIDE_ROW and rows.size:
+        return _float_sum_rows(x2, rows, u2, counts, dup)
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
     s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
         value = s.astype(dt).reshape(x2.shape)
-    if not (counts > 1).any():
+    if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
-    k = (counts if cols == 1 else np.repeat(counts, cols)).astype(np.float64)
+    k = counts if cols == 1 else np.repeat(counts, cols)
     # an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here
     mag = np.abs(x2.astype(np.float64)).ravel() + np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size)
-    u = _unit_roundoff(dt)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        gamma = np.where(k * u < 1, k * u / (1 - k * u), np.inf)
-        g64 = k * 2.0 ** -53 / (1 - k * 2.0 ** -53)
-        # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = (gamma + u + g64) * mag * (1 + 2 * g64 + 2.0 ** -50)
-        bound = np.where(mag > _max(dt), np.inf, bound)
-        bound = np.where(~np.isfinite(s), 0.0, bound)   # a NaN/inf term decides the sum in every order
-    bound = np.where(k > 1, bound, 0.0).reshape(x2.shape)
+    bound = np.zeros(x2.size)
+    hit = np.flatnonzero(k > 1)
+    bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
+    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT)
+
+
+def _float_sum_rows(x2, rows, u2, counts, dup):
+    """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only."""
+    dt = x2.dtype
+    uniq, sums, abs_sums = kernels.row_sums(rows, u2, with_abs=dup)
+    value = x2.copy()
+    kernels.plus_zero(value)        # an element no update hits is x + 0.0: -0 becomes +0, as in the flat sum
+    xs = x2[uniq].astype(np.float64)
+    s = xs + sums
+    with np.errstate(over="ignore"):
+        value[uniq] = s.astype(dt)
+    if not dup:
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
+    k = counts[uniq]
+    many = np.flatnonzero(k > 1)
+    bound = np.zeros(x2.shape)
+    mag = np.abs(xs[many]) + abs_sums[many]
+    bound[uniq[many]] = _bound(k[many][:, None], mag, s[many], dt)
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
+
+
+def _bound(k, mag, s, dt):
+    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s)."""
+    u = _unit_roundoff(dt)
+    kk = np.arange(int(k.max()) + 1, dtype=np.float64)     # the k-only factors, once per count
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
+        g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
+        # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
+        bound = (gamma + u + g64)[k] * mag * (1 + 2 * g64 + 2.0 ** -50)[k]
+        bound = np.where(mag > _max(dt), np.inf, bound)
+        return np.where(~np.isfinite(s), 0.0, bound)   # a NaN/inf term decides the sum in every order
 
 
 def _unit_roundoff(dt) -> float:
