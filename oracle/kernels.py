@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 CHUNK = 1 << 16     # elements per block: a block's temporaries stay in the core's L2 cache
+LARGE = 1 << 15     # elements from which the op modules take a fast path (below it the plain one is as quick)
 
 
 # ---- clip -----------------------------------------------------------------------------------------
@@ -64,7 +65,7 @@ def clip_pass(x, lo, hi):
     out = facts.out.reshape(-1)
     lo_f = None if lo is None else (lo if lo.ndim == 0 else lo.reshape(-1))
     hi_f = None if hi is None else (hi if hi.ndim == 0 else hi.reshape(-1))
-    block = _Half(lo_f, hi_f) if x.dtype == np.float16 else _Wide(lo_f, hi_f)
+    block = (_Half if x.dtype == np.float16 else _Wide)(lo_f, hi_f, flat.size)
     for i in range(0, flat.size, CHUNK):
         j = min(i + CHUNK, flat.size)
         block.run(flat[i:j], None if lo_f is None else _part(lo_f, i, j),
@@ -102,8 +103,8 @@ class _Wide:
     """float32/float64 blocks: NumPy's SIMD maximum and minimum (its clip has no SIMD loop), the NaN checks as
     min reductions; a block with a NaN anywhere runs plain."""
 
-    def __init__(self, lo, hi):
-        self.mask = np.empty(CHUNK, bool)
+    def __init__(self, lo, hi, size):
+        self.mask = np.empty(min(size, CHUNK), bool)
         self.scalar_nan = any(b is not None and b.ndim == 0 and np.isnan(b) for b in (lo, hi))
 
     def run(self, xc, loc, hic, oc, facts):
@@ -127,9 +128,10 @@ class _Half:
     (NumPy keeps -0, the key max gives +0) and r = +0 against hi = -0 (NumPy keeps +0); a block that holds
     such a pair gets it fixed, which costs two comparisons only where a zero of that sign occurs."""
 
-    def __init__(self, lo, hi):
-        self.k, self.kl_buf, self.kh_buf, self.t = (np.empty(CHUNK, np.int16) for _ in range(4))
-        self.m, self.m2 = np.empty(CHUNK, bool), np.empty(CHUNK, bool)
+    def __init__(self, lo, hi, size):
+        n = min(size, CHUNK)
+        self.k, self.kl_buf, self.kh_buf, self.t = (np.empty(n, np.int16) for _ in range(4))
+        self.m, self.m2 = np.empty(n, bool), np.empty(n, bool)
         self.kl = None if lo is None or lo.ndim else np.int16(_key16(lo.view(np.int16), np.empty((), np.int16)))
         self.kh = None if hi is None or hi.ndim else np.int16(_key16(hi.view(np.int16), np.empty((), np.int16)))
         self.scalar_nan = any(k is not None and not _F16_NINF_KEY <= k <= _F16_INF_KEY for k in (self.kl, self.kh))
@@ -269,3 +271,14 @@ def plus_zero(a):
         return
     bits = a.view(np.uint16)
     np.bitwise_xor(bits, np.left_shift(np.equal(bits, 0x8000).view(np.uint8).astype(np.uint16), 15), out=bits)
+
+
+def unchanged(a):
+    """`a` as an expected output equal to the input: `a` itself when nothing can write it (it and every
+    array it views are read-only, as a Case's inputs are), else a copy (the caller may change it later)."""
+    cur = a
+    while isinstance(cur, np.ndarray):
+        if cur.flags.writeable:
+            return a.copy()
+        cur = cur.base
+    return a if cur is None or isinstance(cur, bytes) else a.copy()

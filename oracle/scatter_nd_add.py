@@ -93,7 +93,7 @@ def _float_sum(x2, rows, u2, counts):
     """
     dt = x2.dtype
     dup = bool((counts > 1).any())
-    if x2.shape[1] >= kernels.WIDE_ROW and rows.size:
+    if x2.shape[1] >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
         return _float_sum_rows(x2, rows, u2, counts, dup)
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
@@ -156,6 +156,12 @@ def _max(dt) -> float:
 
 def _int_sum(x2, rows, u2, op):
     """Exact integer sum; a result outside the dtype is SNA-GAP-OVERFLOW (natural: two's complement wrap)."""
+    if x2.size >= kernels.LARGE and x2.shape[0] > 2 * rows.size:
+        # few rows hit in a large x: sum on those rows only (the rest is x itself and cannot overflow)
+        uniq, inverse = np.unique(rows, return_inverse=True)
+        out = x2.copy()
+        out[uniq] = _int_sum(x2[uniq], inverse.reshape(-1), u2, op).value
+        return ExpectedArray(out, EXACT)
     dt = x2.dtype
     if dtype_name(dt) == "bool":
         out = x2.copy()

@@ -171,6 +171,7 @@ def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype
     import ml_dtypes
     dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
     monkeypatch.setattr(kernels, "LONG_GROUP", 3)       # long groups take the reduction often
+    monkeypatch.setattr(kernels, "LARGE", 0)            # the row-wise path on small inputs too
     rng = np.random.default_rng(11)
     for trial in range(150):
         n_rows = int(rng.integers(1, 12))
@@ -208,3 +209,36 @@ def test_row_sums_reduction_is_sequential():
         seq = seq + row
     uniq, sums, _ = kernels.row_sums(np.zeros(1000, np.intp), w, with_abs=False)
     assert np.array_equal(sums[0], seq)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.bool_])
+def test_scatter_nd_add_int_sum_on_the_rows_hit_equals_the_whole(monkeypatch, dtype):
+    rng = np.random.default_rng(13)
+    for trial in range(100):
+        n_rows, cols, m = int(rng.integers(3, 30)), int(rng.integers(1, 4)), int(rng.integers(1, 5))
+        info = np.iinfo(dtype) if dtype != np.bool_ else None
+        draw = (lambda shape: rng.integers(0, 2, shape).astype(bool)) if info is None else \
+            (lambda shape: rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+             if trial % 2 else rng.integers(-3, 4, shape).astype(dtype))
+        x2, u2 = draw((n_rows, cols)), draw((m, cols))
+        rows = rng.integers(0, n_rows, m).astype(np.intp)
+        whole_op, rows_op = sna_mod.Open(), sna_mod.Open()
+        monkeypatch.setattr(kernels, "LARGE", 1 << 60)
+        want = sna_mod._int_sum(x2, rows, u2, whole_op)
+        monkeypatch.setattr(kernels, "LARGE", 0)
+        got = sna_mod._int_sum(x2, rows, u2, rows_op)
+        assert np.array_equal(got.value, want.value) and got.value.dtype == want.value.dtype
+        assert rows_op.items == whole_op.items, (x2, rows, u2)
+
+
+def test_unchanged_copies_whatever_can_still_be_written():
+    a = np.arange(4.0)
+    assert kernels.unchanged(a) is not a                  # writable: a copy
+    ro = a.view()
+    ro.flags.writeable = False
+    assert kernels.unchanged(ro) is not ro                # read-only view of a writable array: a copy
+    frozen = np.arange(4.0)
+    frozen.flags.writeable = False
+    assert kernels.unchanged(frozen) is frozen            # nothing can write it: itself
+    wire = np.frombuffer(b"\0" * 16, dtype=np.float32)
+    assert kernels.unchanged(wire) is wire                # a view of immutable bytes: itself
