@@ -237,30 +237,37 @@ LONG_GROUP = 64         # updates of one row from which a reduction beats rank-b
 
 
 def row_sums(rows, u2, with_abs):
-    """(uniq, sums, abs_sums): the distinct rows hit (sorted), for each the float64 sum of its updates in
-    their order starting from 0.0 (bincount's sum), and the same of their magnitudes (None unless asked)."""
-    m = u2.shape[0]
+    """(uniq, sums, multi, abs_sums): the distinct rows hit (sorted); for each the float64 sum of its updates
+    in their order starting from 0.0 (bincount's sum); the positions in uniq of the rows hit more than once;
+    for those the same sum of the updates' magnitudes (None unless asked).  The updates are read in place,
+    widened to float64 by each add (exactly)."""
+    if u2.dtype not in (np.float16, np.float32, np.float64):
+        u2 = u2.astype(np.float64)      # ml_dtypes' bfloat16: widen once
     order = np.argsort(rows, kind="stable")
     rs = rows[order]
     first = np.flatnonzero(np.r_[True, rs[1:] != rs[:-1]])
-    count = np.diff(np.r_[first, m])
-    terms = [u2.take(order, axis=0).astype(np.float64)]
-    if with_abs:
-        terms.append(np.abs(terms[0]))
-    long = count > LONG_GROUP
-    short = np.flatnonzero(~long & (count > 1))
-    sums = []
-    for w in terms:
-        acc = np.add(w[first], 0.0)
-        alive, rank = short, 1
-        while alive.size:
-            acc[alive] += w[first[alive] + rank]
-            rank += 1
-            alive = alive[count[alive] > rank]
-        for g in np.flatnonzero(long):
-            acc[g] = np.add(np.add.reduce(w[first[g]:first[g] + count[g]], axis=0), 0.0)
-        sums.append(acc)
-    return rs[first], sums[0], (sums[1] if with_abs else None)
+    count = np.diff(np.r_[first, rows.size])
+    sums = np.add(u2.take(order[first], axis=0), 0.0, dtype=np.float64)
+    multi = np.flatnonzero(count > 1)
+    abs_sums = np.abs(u2.take(order[first[multi]], axis=0)).astype(np.float64) if with_abs else None
+    is_long = count[multi] > LONG_GROUP
+    alive = np.flatnonzero(~is_long)          # positions in multi
+    rank = 1
+    while alive.size:
+        g = multi[alive]
+        row = u2.take(order[first[g] + rank], axis=0)
+        sums[g] += row
+        if with_abs:
+            abs_sums[alive] += np.abs(row)
+        rank += 1
+        alive = alive[count[multi[alive]] > rank]
+    for p in np.flatnonzero(is_long):
+        g = multi[p]
+        block = u2.take(order[first[g]:first[g] + count[g]], axis=0).astype(np.float64)
+        sums[g] = np.add(np.add.reduce(block, axis=0), 0.0)
+        if with_abs:
+            abs_sums[p] = np.add.reduce(np.abs(block, out=block), axis=0)
+    return rs[first], sums, multi, abs_sums
 
 
 def plus_zero(a):

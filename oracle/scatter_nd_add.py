@@ -115,20 +115,18 @@ def _float_sum(x2, rows, u2, counts):
 def _float_sum_rows(x2, rows, u2, counts, dup):
     """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only."""
     dt = x2.dtype
-    uniq, sums, abs_sums = kernels.row_sums(rows, u2, with_abs=dup)
+    uniq, sums, multi, abs_sums = kernels.row_sums(rows, u2, with_abs=dup)
     value = x2.copy()
     kernels.plus_zero(value)        # an element no update hits is x + 0.0: -0 becomes +0, as in the flat sum
-    xs = x2[uniq].astype(np.float64)
-    s = xs + sums
+    s = np.add(sums, x2[uniq], dtype=np.float64)
     with np.errstate(over="ignore"):
         value[uniq] = s.astype(dt)
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
-    k = counts[uniq]
-    many = np.flatnonzero(k > 1)
+    hit = uniq[multi]
+    mag = np.add(abs_sums, np.abs(x2[hit]), dtype=np.float64)
     bound = np.zeros(x2.shape)
-    mag = np.abs(xs[many]) + abs_sums[many]
-    bound[uniq[many]] = _bound(k[many][:, None], mag, s[many], dt)
+    bound[hit] = _bound(counts[hit][:, None], mag, s[multi], dt)
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
 
 

@@ -207,7 +207,7 @@ def test_row_sums_reduction_is_sequential():
     seq = np.zeros(16)
     for row in w:
         seq = seq + row
-    uniq, sums, _ = kernels.row_sums(np.zeros(1000, np.intp), w, with_abs=False)
+    uniq, sums, _, _ = kernels.row_sums(np.zeros(1000, np.intp), w, with_abs=False)
     assert np.array_equal(sums[0], seq)
 
 
