@@ -190,7 +190,7 @@ def _gt16(kl, kh, buf) -> bool:
 # out it writes and the part of the `written` marks it sets stay in cache; a block holds whole fibres
 # along dim only when blocked across dim, but the marks cover all of out, so any blocking counts right.
 
-SCATTER_BLOCK = 1 << 17     # index positions per block
+SCATTER_BLOCK = 1 << 16     # index positions per block
 
 
 def scatter_store(flat, shape, dim, index, vals) -> int:
@@ -219,7 +219,8 @@ def scatter_store(flat, shape, dim, index, vals) -> int:
             first = a0 if d == axis else 0
             coord = np.arange(first * strides[d], (first + idx_b.shape[d]) * strides[d], strides[d], dtype=np.intp)
             np.add(t, coord.reshape([-1 if e == d else 1 for e in range(ndim)]), out=t)
-        flat[t] = vals if scalar else vals[sel]
+        t = t.reshape(-1)       # one flat index and contiguous values: NumPy's fastest fancy store
+        flat[t] = vals if scalar else np.ascontiguousarray(vals[sel]).reshape(-1)
         written[t] = True
     return int(np.count_nonzero(written))
 
