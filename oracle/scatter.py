@@ -98,12 +98,21 @@ def _write(self_, dim, index, vals, op):
     if index.size == 0:
         return {"out": ExpectedArray(out, EXACT)}
     flat = out.reshape(-1)
-    distinct = kernels.scatter_store(flat, self_.shape, dim, index, vals)
+    if index.size >= kernels.LARGE:
+        t = None        # blocked: the targets of a block, its store and its marks stay in cache
+        distinct = kernels.scatter_store(flat, self_.shape, dim, index, vals)
+    else:
+        t = _targets(self_.shape, dim, index)
+        written = np.zeros(flat.size, bool)
+        written[t] = True
+        distinct = int(np.count_nonzero(written))
+        if distinct == t.size:
+            flat[t] = vals.ravel()
     if distinct == index.size:
         return {"out": ExpectedArray(out, EXACT)}      # SC-RULE: every position is written once
     # SC-DUP: two index positions hit one element; any of the colliding src values may win
     op.note("SC-DUP", f"{index.size - distinct} index positions collide along dim {dim}")
-    t = _targets(self_.shape, dim, index)
+    t = _targets(self_.shape, dim, index) if t is None else t
     k = int(np.bincount(t).max())
     if k * flat.size > MAX_CHOICES:     # the set-valued answer is k full copies of self: keep memory sane
         op.note("SC-DUP", f"{k} colliding writes on {flat.size} elements: too many to enumerate the choices")
