@@ -52,8 +52,9 @@ def as_bound(b) -> Optional[Bound]:
     return Bound("float" if isinstance(b, float) else "int", b)
 
 
-def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
-    """(outputs, clauses) for clip(x, lo, hi); raises SpecError / Unspecified."""
+def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_output=True):
+    """(outputs, clauses) for clip(x, lo, hi); raises SpecError / Unspecified.  input_output=False leaves
+    out the "x" output (the input after the call), for a caller that only wants the value."""
     x = np.asarray(x)
     clauses = ["CL-FORMULA", "CL-DTYPE"]
     xd = dtype_name(x.dtype)
@@ -91,7 +92,9 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
                 clauses.append("CL-MIN-GT-MAX")
     # the sign of max(-0.0, 0.0) is not fixed by the formula: reported, not failed
     zero = ZERO_REPORT if (is_float(x.dtype) and present) else ZERO_STRICT
-    outputs = {} if out is None else {"out": ExpectedArray(out, EXACT, zero_sign=zero), "x": ExpectedArray(kernels.unchanged(x))}
+    outputs = {} if out is None else {"out": ExpectedArray(out, EXACT, zero_sign=zero)}
+    if out is not None and input_output:
+        outputs["x"] = ExpectedArray(kernels.unchanged(x))
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(dict.fromkeys(clauses))
 
@@ -180,5 +183,5 @@ def _nan_facts(x, lo, hi):
 
 def clip(x, min=None, max=None):
     """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
-    outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max))
+    outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max), input_output=False)
     return outputs["out"].value

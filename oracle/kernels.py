@@ -6,12 +6,36 @@ dtypes a fast path does not cover.  Stays in NumPy: no C extension.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 CHUNK = 1 << 16     # elements per block: a block's temporaries stay in the core's L2 cache
 LARGE = 1 << 15     # elements from which the op modules take a fast path (below it the plain one is as quick)
+# NumPy releases the GIL inside its loops, so independent parts of one large call run side by side, the way
+# torch's own threads do; every part writes its own elements, so the answer does not depend on the threads.
+THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+_POOL = None
+_POOL_PID = None
+
+
+def in_parallel(calls):
+    """The results of the calls (independent, non-nesting NumPy work), run on up to THREADS threads."""
+    global _POOL, _POOL_PID
+    if THREADS == 1 or len(calls) < 2:
+        return [c() for c in calls]
+    if _POOL is None or _POOL_PID != os.getpid():       # a forked child has no pool threads: make its own
+        _POOL, _POOL_PID = ThreadPoolExecutor(THREADS - 1, thread_name_prefix="oracle-kernels"), os.getpid()
+    rest = [_POOL.submit(c) for c in calls[1:]]
+    return [calls[0]()] + [f.result() for f in rest]
+
+
+def _parts(n, step):
+    """[start, stop) ranges splitting range(n) into up to THREADS parts whose starts are multiples of step."""
+    per = -(-n // (THREADS * step)) * step
+    return [(i, min(i + per, n)) for i in range(0, n, per)] if n else []
 
 
 # ---- clip -----------------------------------------------------------------------------------------
@@ -60,17 +84,23 @@ def clip_pass(x, lo, hi):
         if not isinstance(b, np.ndarray) or b.dtype != x.dtype or (
                 b.ndim and (b.shape != x.shape or not b.flags.c_contiguous)):
             return None
-    facts = ClipFacts(np.empty_like(x))
+    result = np.empty_like(x)
     flat = x.reshape(-1)
-    out = facts.out.reshape(-1)
+    out = result.reshape(-1)
     lo_f = None if lo is None else (lo if lo.ndim == 0 else lo.reshape(-1))
     hi_f = None if hi is None else (hi if hi.ndim == 0 else hi.reshape(-1))
-    block = (_Half if x.dtype == np.float16 else _Wide)(lo_f, hi_f, flat.size)
-    for i in range(0, flat.size, CHUNK):
-        j = min(i + CHUNK, flat.size)
-        block.run(flat[i:j], None if lo_f is None else _part(lo_f, i, j),
-                  None if hi_f is None else _part(hi_f, i, j), out[i:j], facts)
-    return facts
+
+    def part(start, stop):
+        facts = ClipFacts(result)
+        block = (_Half if x.dtype == np.float16 else _Wide)(lo_f, hi_f, stop - start)
+        for i in range(start, stop, CHUNK):
+            j = min(i + CHUNK, stop)
+            block.run(flat[i:j], None if lo_f is None else _part(lo_f, i, j),
+                      None if hi_f is None else _part(hi_f, i, j), out[i:j], facts)
+        return facts
+    every = in_parallel([lambda a=a, b=b: part(a, b) for a, b in _parts(flat.size, CHUNK)])
+    return ClipFacts(result, *(any(getattr(f, k) for f in every)
+                               for k in ("lo_nan", "hi_nan", "x_nan_unbounded", "lo_gt_hi")))
 
 
 def _part(b, i, j):
@@ -208,20 +238,25 @@ def scatter_store(flat, shape, dim, index, vals) -> int:
     per = max(1, index.size // max(n_axis, 1))
     step = max(1, SCATTER_BLOCK // per) if ndim > 1 else SCATTER_BLOCK
     written = np.zeros(flat.size, bool)
-    for a0 in range(0, n_axis, step):
-        a1 = min(a0 + step, n_axis)
-        sel = tuple(slice(a0, a1) if d == axis else slice(None) for d in range(ndim))
-        idx_b = index[sel]
-        t = np.multiply(idx_b, strides[dim], dtype=np.intp)
-        for d in range(ndim):
-            if d == dim or idx_b.shape[d] == 1 and d != axis:
-                continue
-            first = a0 if d == axis else 0
-            coord = np.arange(first * strides[d], (first + idx_b.shape[d]) * strides[d], strides[d], dtype=np.intp)
-            np.add(t, coord.reshape([-1 if e == d else 1 for e in range(ndim)]), out=t)
-        t = t.reshape(-1)       # one flat index and contiguous values: NumPy's fastest fancy store
-        flat[t] = vals if scalar else np.ascontiguousarray(vals[sel]).reshape(-1)
-        written[t] = True
+
+    def blocks(start, stop):
+        # parts write disjoint elements unless two positions collide, and then the caller rebuilds the answer
+        for a0 in range(start, stop, step):
+            a1 = min(a0 + step, stop)
+            sel = tuple(slice(a0, a1) if d == axis else slice(None) for d in range(ndim))
+            idx_b = index[sel]
+            t = np.multiply(idx_b, strides[dim], dtype=np.intp)
+            for d in range(ndim):
+                if d == dim or idx_b.shape[d] == 1 and d != axis:
+                    continue
+                first = a0 if d == axis else 0
+                coord = np.arange(first * strides[d], (first + idx_b.shape[d]) * strides[d], strides[d],
+                                  dtype=np.intp)
+                np.add(t, coord.reshape([-1 if e == d else 1 for e in range(ndim)]), out=t)
+            t = t.reshape(-1)       # one flat index and contiguous values: NumPy's fastest fancy store
+            flat[t] = vals if scalar else np.ascontiguousarray(vals[sel]).reshape(-1)
+            written[t] = True
+    in_parallel([lambda a=a, b=b: blocks(a, b) for a, b in _parts(n_axis, step)])
     return int(np.count_nonzero(written))
 
 
@@ -248,27 +283,30 @@ def row_sums(rows, u2, with_abs):
     rs = rows[order]
     first = np.flatnonzero(np.r_[True, rs[1:] != rs[:-1]])
     count = np.diff(np.r_[first, rows.size])
-    sums = np.add(u2.take(order[first], axis=0), 0.0, dtype=np.float64)
     multi = np.flatnonzero(count > 1)
-    abs_sums = np.abs(u2.take(order[first[multi]], axis=0)).astype(np.float64) if with_abs else None
-    is_long = count[multi] > LONG_GROUP
-    alive = np.flatnonzero(~is_long)          # positions in multi
-    rank = 1
-    while alive.size:
-        g = multi[alive]
-        row = u2.take(order[first[g] + rank], axis=0)
-        sums[g] += row
-        if with_abs:
-            abs_sums[alive] += np.abs(row)
-        rank += 1
-        alive = alive[count[multi[alive]] > rank]
-    for p in np.flatnonzero(is_long):
-        g = multi[p]
-        block = u2.take(order[first[g]:first[g] + count[g]], axis=0).astype(np.float64)
-        sums[g] = np.add(np.add.reduce(block, axis=0), 0.0)
-        if with_abs:
-            abs_sums[p] = np.add.reduce(np.abs(block, out=block), axis=0)
-    return rs[first], sums, multi, abs_sums
+
+    def accumulate(groups, magnitude):
+        """Sums over `groups` (indices into first), of the updates or of their magnitudes."""
+        def term(a):
+            return np.abs(a) if magnitude else a
+        acc = np.add(term(u2.take(order[first[groups]], axis=0)), 0.0, dtype=np.float64)
+        alive = np.flatnonzero(count[groups] > 1)
+        alive = alive[count[groups[alive]] <= LONG_GROUP]   # positions in groups
+        rank = 1
+        while alive.size:
+            acc[alive] += term(u2.take(order[first[groups[alive]] + rank], axis=0))
+            rank += 1
+            alive = alive[count[groups[alive]] > rank]
+        for p in np.flatnonzero(count[groups] > LONG_GROUP):
+            g = groups[p]
+            block = term(u2.take(order[first[g]:first[g] + count[g]], axis=0)).astype(np.float64)
+            acc[p] = np.add(np.add.reduce(block, axis=0), 0.0)
+        return acc
+    calls = [lambda: accumulate(np.arange(first.size), False)]
+    if with_abs:
+        calls.append(lambda: accumulate(multi, True))
+    done = in_parallel(calls)
+    return rs[first], done[0], multi, (done[1] if with_abs else None)
 
 
 def plus_zero(a):
