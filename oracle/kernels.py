@@ -165,13 +165,20 @@ class _Half:
         self.kl = None if lo is None or lo.ndim else np.int16(_key16(lo.view(np.int16), np.empty((), np.int16)))
         self.kh = None if hi is None or hi.ndim else np.int16(_key16(hi.view(np.int16), np.empty((), np.int16)))
         self.scalar_nan = any(k is not None and not _F16_NINF_KEY <= k <= _F16_INF_KEY for k in (self.kl, self.kh))
-        if self.kl is not None and self.kh is not None:
-            self.scalar_gt = bool(_gt16(self.kl, self.kh, None))
+        self.scalar_gt = self.kl is not None and self.kh is not None and bool(_gt16(self.kl, self.kh, None))
+        self.mode = None if self.scalar_nan or (lo is not None and lo.ndim) or (hi is not None and hi.ndim) \
+            else _sign_mode(lo, hi, self.scalar_gt)
 
     def run(self, xc, loc, hic, oc, facts):
         n = xc.size
         if self.scalar_nan:
             _plain_block(xc, loc, hic, oc, facts)
+            return
+        if self.mode is not None:
+            if self._by_sign(xc, oc):
+                facts.lo_gt_hi |= self.scalar_gt
+                return
+            _plain_block(xc, loc, hic, oc, facts)       # a NaN in x
             return
         kx = _key16(xc.view(np.int16), self.k[:n])
         kl = self.kl if loc is None or loc.ndim == 0 else _key16(loc.view(np.int16), self.kl_buf[:n])
@@ -196,6 +203,63 @@ class _Half:
         if kl is not None and kh is not None and not facts.lo_gt_hi:
             facts.lo_gt_hi = self.scalar_gt if not (kl.ndim or kh.ndim) else _gt16(kl, kh, m)
         _key16(r, oc.view(np.int16))
+
+
+    def _by_sign(self, xc, oc) -> bool:
+        """Scalar bounds on the raw bits, no key: False (nothing written) where x holds a NaN."""
+        kind, lb, hb = self.mode
+        u, n = xc.view(np.uint16), xc.size
+        mag = np.bitwise_and(u, 0x7FFF, out=self.t[:n].view(np.uint16))
+        if mag.max() > _F16_INF_KEY:
+            return False
+        ou, os_ = oc.view(np.uint16), oc.view(np.int16)
+        if kind == "neg-lo/pos-hi":
+            # lo < 0 <= hi: a negative below lo has more magnitude bits (unsigned min); a positive above hi
+            # has more bits, and every negative is a negative int16 (signed min): no tie changes a bit
+            r = u if lb is None else np.minimum(u, np.uint16(lb), out=ou)
+            if hb is not None:
+                np.minimum(r.view(np.int16), np.int16(hb - (1 << 16) if hb >= 1 << 15 else hb), out=os_)
+            elif lb is None:
+                np.copyto(ou, u)
+        elif kind == "pos-lo":
+            # 0 <= lo <= hi: signed order is value order on positives, every negative lies below lo; the one
+            # tie that moves a bit is x = -0 against lo = +0 (NumPy keeps -0)
+            s = xc.view(np.int16)
+            if hb is None:
+                np.maximum(s, np.int16(lb), out=os_)
+            else:
+                np.clip(s, np.int16(lb), np.int16(hb), out=os_)
+            if lb == 0:
+                minus0 = np.equal(u, 0x8000, out=self.m[:n])
+                if minus0.any():
+                    np.bitwise_or(ou, np.left_shift(minus0.view(np.uint8).astype(np.uint16), 15), out=ou)
+        else:   # "neg-hi": lo <= hi <= -0: unsigned order is reversed value order on negatives, every positive
+            # lies above hi; the one tie that moves a bit is x = +0 against hi = -0 (NumPy keeps +0)
+            if lb is None:
+                np.maximum(u, np.uint16(hb), out=ou)
+            else:
+                np.clip(u, np.uint16(hb), np.uint16(lb), out=ou)
+            if hb == 0x8000:
+                plus0 = np.equal(u, 0, out=self.m[:n])
+                if plus0.any():
+                    np.bitwise_xor(ou, np.left_shift(plus0.view(np.uint8).astype(np.uint16), 15), out=ou)
+        return True
+
+
+def _sign_mode(lo, hi, lo_gt_hi):
+    """(kind, lo bits, hi bits) for scalar float16 bounds that the sign of their bits settles, else None."""
+    lb = None if lo is None else int(lo.view(np.uint16))
+    hb = None if hi is None else int(hi.view(np.uint16))
+    neg = lambda b: b is not None and b >= 0x8000      # noqa: E731
+    if lo_gt_hi:
+        return None
+    if (lb is None or neg(lb)) and (hb is None or not neg(hb)):
+        return "neg-lo/pos-hi", lb, hb
+    if lb is not None and not neg(lb) and (hb is None or not neg(hb)):
+        return "pos-lo", lb, hb
+    if hb is not None and neg(hb) and (lb is None or neg(lb)):
+        return "neg-hi", lb, hb
+    return None
 
 
 def _any_zero(k, buf):

@@ -81,7 +81,9 @@ def test_clip_pass_dense_zero_ties_equal_the_plain_formulation(small_blocks, dty
     for _ in range(400):
         n = int(rng.integers(1, 30))
         x, lo, hi = (pick[rng.integers(0, 4, n)] for _ in range(3))
-        for lo_, hi_ in ((lo, hi), (lo, None), (None, hi), (lo, np.asarray(hi[0])), (np.asarray(lo[0]), hi)):
+        lo0, hi0 = np.asarray(lo[0]), np.asarray(hi[0])
+        for lo_, hi_ in ((lo, hi), (lo, None), (None, hi), (lo, hi0), (lo0, hi), (lo0, hi0), (lo0, None),
+                         (None, hi0)):
             out = _plain(x, lo_, hi_)[0]
             got = kernels.clip_pass(x, lo_, hi_)
             assert np.array_equal(_bits(got.out), _bits(out)), (x, lo_, hi_, got.out, out)
