@@ -366,11 +366,8 @@ def row_sums(rows, u2, with_abs):
             block = term(u2.take(order[first[g]:first[g] + count[g]], axis=0)).astype(np.float64)
             acc[p] = np.add(np.add.reduce(block, axis=0), 0.0)
         return acc
-    calls = [lambda: accumulate(np.arange(first.size), False)]
-    if with_abs:
-        calls.append(lambda: accumulate(multi, True))
-    done = in_parallel(calls)
-    return rs[first], done[0], multi, (done[1] if with_abs else None)
+    # one thread: these loops are many small fancy-index steps, which hold the GIL more than they free it
+    return rs[first], accumulate(np.arange(first.size), False), multi, (accumulate(multi, True) if with_abs else None)
 
 
 def plus_zero(a):
