@@ -145,8 +145,13 @@ def _bound(k, mag, s, dt):
         g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
         # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
         bound = (gamma + u + g64)[k] * mag * (1 + 2 * g64 + 2.0 ** -50)[k]
-        bound = np.where(mag > _max(dt), np.inf, bound)
-        return np.where(~np.isfinite(s), 0.0, bound)   # a NaN/inf term decides the sum in every order
+        over = mag > _max(dt)
+        if over.any():          # (most calls have neither: one comparison and one reduction each)
+            bound = np.where(over, np.inf, bound)
+        finite = np.isfinite(s)
+        if not finite.all():    # a NaN/inf term decides the sum in every order
+            bound = np.where(finite, bound, 0.0)
+        return bound
 
 
 def _unit_roundoff(dt) -> float:
