@@ -30,6 +30,16 @@ from oracle.errors import Unspecified  # noqa: E402
 
 GOAL = 1.5      # issue 14: oracle / torch <= 1.5 on every workload
 
+# What NumPy runs for the oracle (oracle/kernels.py): "SIMD" loops dispatch on the header's SIMD level;
+# "blocked" work goes 64K elements at a time, split over up to kernels.THREADS threads.
+SCALAR_CLIP = {"float32": "np.maximum/np.minimum SIMD, blocked",
+               "float16": "np.minimum/np.clip on the int16 bits (int16 SIMD), blocked"}
+TENSOR_CLIP = {"float32": "np.maximum/np.minimum + np.greater SIMD, blocked",
+               "float16": "int16 order keys + np.maximum/np.minimum (int16 SIMD), blocked"}
+SCATTER = "fancy-index store + written marks (scalar C loops), blocked"
+SNA_NARROW = "np.bincount with weights, 3 passes (scalar C loop), 2 on threads"
+SNA_WIDE = "argsort + rank-wise row take/add (memcpy rows, f64 SIMD add)"
+
 
 def numpy_kernel() -> str:
     """NumPy's SIMD dispatch level and, when threadpoolctl can tell, its BLAS and the core type it runs."""
@@ -73,12 +83,12 @@ def clip_workloads(rng, torch):
         name = np.dtype(dt).name
         x = rng.standard_normal(10_000_000).astype(dt)
         tx = torch.from_numpy(x)
-        yield (f"clip 1e7 {name}, scalar bounds", "np.clip / np.minimum.reduce (SIMD)",
+        yield (f"clip 1e7 {name}, scalar bounds", SCALAR_CLIP[name],
                lambda x=x: oracle.clip(x, -0.5, 0.5), lambda tx=tx: torch.clamp(tx, -0.5, 0.5))
         lo = (rng.standard_normal(10_000_000) - 0.5).astype(dt)
         hi = (lo + np.abs(rng.standard_normal(10_000_000))).astype(dt)
         tlo, thi = torch.from_numpy(lo), torch.from_numpy(hi)
-        yield (f"clip 1e7 {name}, tensor bounds", "np.clip / np.greater (SIMD)",
+        yield (f"clip 1e7 {name}, tensor bounds", TENSOR_CLIP[name],
                lambda x=x, lo=lo, hi=hi: oracle.clip(x, lo, hi),
                lambda tx=tx, tlo=tlo, thi=thi: torch.clamp(tx, tlo, thi))
         del x, lo, hi
@@ -92,10 +102,10 @@ def scatter_workloads(rng, torch):
         # a permutation along dim in every fibre: no repeated target (SC-DUP stays quiet)
         index = np.argsort(rng.random((1000, 10000)), axis=dim)
         ti = torch.from_numpy(index)
-        yield (f"scatter 1000x10000 float32 dim {dim}, src", "fancy-index store + bincount (scalar C)",
+        yield (f"scatter 1000x10000 float32 dim {dim}, src", SCATTER,
                lambda index=index, dim=dim: oracle.scatter(self_, dim, index, src),
                lambda ti=ti, dim=dim: ts.scatter(dim, ti, tsrc))
-        yield (f"scatter 1000x10000 float32 dim {dim}, value", "fancy-index store + bincount (scalar C)",
+        yield (f"scatter 1000x10000 float32 dim {dim}, value", SCATTER,
                lambda index=index, dim=dim: oracle.scatter(self_, dim, index, value=1.5),
                lambda ti=ti, dim=dim: ts.scatter(dim, ti, 1.5))
 
@@ -104,7 +114,8 @@ def sna_workloads(rng, torch):
     def pair(name, x, idx, upd):
         tx, tupd = torch.from_numpy(x), torch.from_numpy(upd)
         tidx = tuple(torch.from_numpy(np.ascontiguousarray(idx[:, j])) for j in range(idx.shape[1]))
-        return (name, "bincount(weights) / np.add.at (scalar C)", lambda: oracle.scatter_nd_add(x, idx, upd),
+        kernel = SNA_WIDE if int(np.prod(x.shape[idx.shape[1]:])) >= 8 else SNA_NARROW
+        return (name, kernel, lambda: oracle.scatter_nd_add(x, idx, upd),
                 lambda: tx.clone().index_put_(tidx, tupd, accumulate=True))
     for rows, what in ((1_000_000, "1e6 rows (mostly unique)"), (100_000, "1e5 rows (~10 a row)"),
                        (10, "10 rows (heavy duplication)")):
@@ -144,7 +155,7 @@ def setitem_workloads(rng, torch):
     index = np.argsort(rng.random((4096, 4096)), axis=1).astype(np.int32)
     vals = rng.standard_normal((4096, 4096)).astype(np.float32)
     tindex, tvals = torch.from_numpy(index.astype(np.int64)), torch.from_numpy(vals)
-    yield ("setitem 4096^2, scatter form a[1:indices] = v", "fancy-index store + bincount (scalar C)",
+    yield ("setitem 4096^2, scatter form a[1:indices] = v", SCATTER,
            lambda: oracle.setitem(big, slice(1, index), vals), lambda: tbig.scatter(1, tindex, tvals))
 
 
