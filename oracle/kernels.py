@@ -404,3 +404,12 @@ def unchanged(a):
             return a.copy()
         cur = cur.base
     return a if cur is None or isinstance(cur, bytes) else a.copy()
+
+
+def zeros(shape, dtype=np.float64):
+    """np.zeros for an array the caller then writes here and there: NumPy's np.empty asks the kernel for
+    huge pages (madvise) and fill() faults them in a few at a time, where np.zeros' calloc leaves 4 KiB
+    pages that each scattered write faults in (4x slower for an 80 MB bound)."""
+    out = np.empty(shape, dtype)
+    out.fill(0)
+    return out

@@ -112,7 +112,7 @@ def _float_sum(x2, rows, u2, counts):
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
     k = counts if cols == 1 else np.repeat(counts, cols)
     mag = np.abs(x64, out=x64) + sums[1]
-    bound = np.zeros(x2.size)
+    bound = kernels.zeros(x2.size)
     hit = np.flatnonzero(k > 1)
     bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
     return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT)
@@ -131,7 +131,7 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
     hit = uniq[multi]
     mag = np.add(abs_sums, np.abs(x2[hit]), dtype=np.float64)
-    bound = np.zeros(x2.shape)
+    bound = kernels.zeros(x2.shape)
     bound[hit] = _bound(counts[hit][:, None], mag, s[multi], dt)
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
 
