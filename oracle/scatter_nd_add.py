@@ -98,20 +98,20 @@ def _float_sum(x2, rows, u2, counts):
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
-    x64 = x2.astype(np.float64).ravel()
     # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side when large
     # (an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here)
     sums = [lambda: np.bincount(flat, weights=w, minlength=x2.size)]
     if dup:
         sums.append(lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size))
     sums = kernels.in_parallel(sums) if x2.size >= kernels.LARGE else [f() for f in sums]
-    s = x64 + sums[0]
+    sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
+    s = np.add(sums[0], x2.reshape(-1), out=sums[0])       # x widened by the add itself: no float64 copy of x
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
         value = s.astype(dt).reshape(x2.shape)
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
     k = counts if cols == 1 else np.repeat(counts, cols)
-    mag = np.abs(x64, out=x64) + sums[1]
+    mag = np.add(sums[1], np.abs(x2.reshape(-1)), out=sums[1])
     bound = kernels.zeros(x2.size)
     hit = np.flatnonzero(k > 1)
     bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
