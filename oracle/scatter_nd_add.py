@@ -103,12 +103,16 @@ def _float_sum(x2, rows, u2, counts):
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
-    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side when large
-    # (an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here)
-    sums = [lambda: np.bincount(flat, weights=w, minlength=x2.size)]
-    if dup:
-        sums.append(lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size))
-    sums = kernels.in_parallel(sums) if x2.size >= kernels.LARGE else [f() for f in sums]
+    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side where the
+    # output is large enough for its random writes to dominate (an inf/NaN term makes s non-finite, which
+    # takes bound 0 below, so |t| needs no masking here)
+    if dup and x2.size >= kernels.WIDE_OUTPUT:
+        sums = kernels.in_parallel([lambda: np.bincount(flat, weights=w, minlength=x2.size),
+                                    lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size)])
+    else:
+        sums = [np.bincount(flat, weights=w, minlength=x2.size)]
+        if dup:
+            sums.append(np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size))
     sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
     s = np.add(sums[0], x2.reshape(-1), out=sums[0])       # x widened by the add itself: no float64 copy of x
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
@@ -144,12 +148,14 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
 def _bound(k, mag, s, dt):
     """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s)."""
     u = _unit_roundoff(dt)
-    kk = np.arange(int(k.max()) + 1, dtype=np.float64)     # the k-only factors, once per count
+    top = int(k.max()) + 1
+    # the k-only factors once per count where there are fewer counts than elements, else per element
+    kk, at = (np.arange(top, dtype=np.float64), k) if top < k.size else (k.astype(np.float64), Ellipsis)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
         g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
         # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = (gamma + u + g64)[k] * mag * (1 + 2 * g64 + 2.0 ** -50)[k]
+        bound = (gamma + u + g64)[at] * mag * (1 + 2 * g64 + 2.0 ** -50)[at]
         over = mag > _max(dt)
         if over.any():          # (most calls have neither: one comparison and one reduction each)
             bound = np.where(over, np.inf, bound)
