@@ -11,6 +11,8 @@ import inspect
 
 import numpy as np
 
+from contract.dtypes import is_float, is_number, to_dtype
+
 from .base import RAISED, Adapter, Outcome
 
 
@@ -121,7 +123,10 @@ def _set_(oracle, case):
     result = oracle.set_(inp["target"].copy(), source, **kw)
     outs = {"self": np.array(result, copy=True)}
     if p.get("probe") is not None and source is not None and result.size:
-        np.copyto(result, p["probe"], casting="unsafe")     # write through self (ST-ALIAS)
+        fill = p["probe"]
+        if is_float(result.dtype) and is_number(fill):
+            fill = to_dtype(result.dtype, fill)     # to nearest, ties to even (NumPy's bfloat16 cast rounds twice)
+        np.copyto(result, fill, casting="unsafe")     # write through self (ST-ALIAS)
     if source is not None:
         seen = storage if kind == "storage" else source     # a Storage is seen as its whole 1-D memory
         outs["source_after_fill"] = np.array(seen, copy=True)

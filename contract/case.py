@@ -12,7 +12,7 @@ import numpy as np
 from .codec import CodecError, decode_array, decode_scalar, encode_array, encode_scalar
 
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
-ORIGINS = ("doc-example", "error-case", "generated", "regression")
+ORIGINS = ("doc-example", "error-case", "boundary", "generated", "regression")
 
 
 @dataclass(frozen=True, eq=False)

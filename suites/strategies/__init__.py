@@ -10,16 +10,16 @@ from hypothesis import strategies as st
 
 from contract.case import OPS
 
-from . import clip, scatter, scatter_nd_add, set_, setitem
+from . import boundary, clip, scatter, scatter_nd_add, set_, setitem
 
 _MODULES = {"setitem": setitem, "clip": clip, "scatter": scatter, "scatter_nd_add": scatter_nd_add, "set_": set_}
 
 
 def families(op: str) -> dict:
-    """name -> SearchStrategy[Case] for one op."""
+    """name -> SearchStrategy[Case] for one op (its module's families, then its boundary family)."""
     if op not in _MODULES:
         raise ValueError(f"unknown op {op!r}; ops are {', '.join(OPS)}")
-    return dict(_MODULES[op].FAMILIES)
+    return {**_MODULES[op].FAMILIES, **boundary.FAMILIES.get(op, {})}
 
 
 def cases(op: str) -> st.SearchStrategy:
