@@ -94,8 +94,8 @@ def _float_sum(x2, rows, u2, counts):
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
-    s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
+        s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
         value = s.astype(dt).reshape(x2.shape)
     if not (counts > 1).any():
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)

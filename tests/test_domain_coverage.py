@@ -186,3 +186,17 @@ def test_docs_cases_md_holds_the_current_tables():
     assert markdown() in DOC.read_text(encoding="utf-8"), (
         "actual: docs/CASES.md's domain tables differ from the op modules' DOMAIN lists; expected: the same. "
         "repro: python -m oracle.domains --write")
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_strategies_reach_the_rounding_and_dtype_edge_classes(op):
+    """Exploration reaches them too: each op's boundary family, drawn as a profile would, hits every rounding
+    class and every dtype-edge class of the op (the other families draw small exact values only)."""
+    from contract.dtypes import ALL
+    from suites.corpus import draw_examples
+    from suites.strategies import families
+    counts = coverage(draw_examples(families(op)["boundary"], 200))[op]
+    wanted = [(b.param, b.cls) for b in DOMAINS[op]
+              if b.kind == "rounding" or (b.kind == "edge" and b.cls.split()[0] in ALL)]
+    missed = [k for k in wanted if not counts[k]]
+    assert not missed, f"actual: 200 draws of {op}'s boundary family miss {missed}; expected: every one hit"

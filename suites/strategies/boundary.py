@@ -10,6 +10,8 @@ targeted case per class; these families let exploration find more.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -58,13 +60,14 @@ def setitem_edges(draw):
 
 @st.composite
 def clip_boundary(draw):
-    dt = pick(draw, ROUNDED)
     if coin(draw):      # 1 x n: 2-D, the rank every implementation here takes
+        dt = pick(draw, ROUNDED + ("int32", "int16"))
         x = edge_array(draw, dt)
         x = (x[~np.isnan(x.astype(np.float64))] if coin(draw) else x).reshape(1, -1)
-        bounds = {"min": {"kind": "float", "value": -1.0}, "max": {"kind": "float", "value": 1.0}} if coin(draw) \
-            else {}
+        kind, one = ("float", 1.0) if dt in FLOATS else ("int", 1)
+        bounds = {"min": {"kind": kind, "value": -one}, "max": {"kind": kind, "value": one}} if coin(draw) else {}
         return make_case("clip", {"x": x}, bounds, (), _label("clip", "edges", {"x": x}))
+    dt = pick(draw, ROUNDED)
     v = rounded_value(draw, dt)
     which = pick(draw, ("min", "max"))
     kind = pick(draw, ("float", "element"))
@@ -75,8 +78,8 @@ def clip_boundary(draw):
 
 @st.composite
 def scatter_boundary(draw):
-    dt = pick(draw, ROUNDED + ("float64",) + INTS)
-    if dt in ROUNDED and coin(draw):
+    if coin(draw):
+        dt = pick(draw, ROUNDED)
         v = rounded_value(draw, dt)
         n = ints(draw, 1, 4)
         self_ = np.zeros((2, n), dtype_from_name(dt))
@@ -84,6 +87,7 @@ def scatter_boundary(draw):
         inputs = {"input": self_, "index": index}
         return make_case("scatter", inputs, {"dim": 1, "inplace": coin(draw), "value": v}, (),
                          _label("scatter", f"value {v!r} rounds", inputs))
+    dt = pick(draw, FLOATS + INTS)
     src = edge_array(draw, dt)
     index = np.random.RandomState(ints(draw, 0, 2**16)).permutation(src.size).astype(np.int64)
     inputs = {"input": np.ones(src.size, src.dtype), "index": index, "src": src}
@@ -92,18 +96,19 @@ def scatter_boundary(draw):
 
 @st.composite
 def scatter_nd_add_boundary(draw):
-    dt = pick(draw, FLOATS + INTS)
     idx_dt = pick(draw, (np.int32, np.int64))
-    if dt in FLOATS and coin(draw):
-        # x[i] + u whose exact sum lies on a tie (or beside it): one update per element, so the sum rounds once
-        scale = 2.0 ** ints(draw, -3, 3)
-        lo, hi = neighbours(dt, scale * (1 + 2.0 ** -30))
+    if coin(draw):
+        # x[i] + u whose exact sum lies on a tie (or between): one update per element, so the sum rounds once
+        dt = pick(draw, FLOATS)
+        scale = Fraction(2) ** ints(draw, -3, 3)
+        lo, hi = neighbours(dt, scale * (1 + Fraction(1, 2**60)))     # x = scale and the next value up
         step = hi - lo
         u = step * pick(draw, (0.5, 1.5, 0.25))
         x = np.array([lo, hi], np.float64).astype(dtype_from_name(dt))
         upd = np.array([u, -u if coin(draw) else u], np.float64).astype(dtype_from_name(dt))
         inputs = {"x": x, "indices": np.array([[0], [1]], idx_dt), "updates": upd}
         return make_case("scatter_nd_add", inputs, {}, (), _label("scatter_nd_add", "sums on ties", inputs))
+    dt = pick(draw, FLOATS + INTS)
     x = edge_array(draw, dt)
     k = ints(draw, 1, x.size)
     rows = np.random.RandomState(ints(draw, 0, 2**16)).permutation(x.size)[:k]
