@@ -2,9 +2,10 @@
 
 One pass over any number of results files (docs/RESULTS.md).  Memory stays
 bounded by the number of distinct (op, adapter, verdict, clause) groups, the
-clause table and one short answer signature per (case, adapter), never by the
-records themselves: only the minimal case and a capped list of examples of
-each failure group are kept.
+clause table, one short answer signature per (case, adapter) and one short
+row per failing record (id, label, outcome: so the report can list every
+failing case), never by the records themselves: only the minimal case of each
+failure group is kept whole.
 """
 from __future__ import annotations
 
@@ -14,16 +15,18 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS
+from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
 
 from contract.results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
 
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}
 
-EXAMPLES_CAP = 5          # examples kept per failure group besides its minimal case
 DISAGREE_CAP = 20         # differing cases listed per adapter pair
+ROW_TEXT_CAP = 200        # characters of outcome / message kept per failing row
 
 
 class ReportInputError(ValueError):
@@ -122,21 +125,35 @@ def _kind_from_id(cid: str) -> str:
 
 # ---- the model -----------------------------------------------------------------------------
 
+class FailingRow(NamedTuple):
+    """One failing record, short enough to keep for every one of them (the report lists them all)."""
+    case_id: str
+    label: str
+    outcome: str
+    message: str         # the exception message's first line, where there is one
+    clauses: tuple       # every clause the record cites
+    reason: str          # the expectations line's reason; "" when unlisted
+
+
 @dataclass
 class FailureGroup:
     op: str
     adapter: str
     verdict: str
     clause: str
+    listed: bool = False              # all its cases are expected (listed) divergences, or none is
     count: int = 0
-    expected_divergences: int = 0
     minimal: dict = None              # the whole record of the smallest case
     minimal_size: tuple = None
-    examples: list = field(default_factory=list)   # (case_id, label, outcome) of further cases, capped
+    rows: list = field(default_factory=list)    # a FailingRow per case, the minimal one included
+
+    @property
+    def expected_divergences(self) -> int:
+        return self.count if self.listed else 0
 
     @property
     def key(self) -> str:
-        return slug(f"{self.op}-{self.adapter}-{self.verdict}-{self.clause}")
+        return slug(f"{self.op}-{self.adapter}-{self.verdict}-{self.clause}-{'listed' if self.listed else 'unlisted'}")
 
 
 @dataclass
@@ -145,6 +162,7 @@ class Model:
     adapters: dict = field(default_factory=dict)          # name -> header entry (+ version seen in records)
     records: int = 0
     matrix: dict = field(default_factory=lambda: defaultdict(Counter))    # (op, adapter) -> verdict counts
+    listed: Counter = field(default_factory=Counter)      # (op, adapter) -> expected (listed) divergences
     native_apis: dict = field(default_factory=lambda: defaultdict(set))  # (op, adapter) -> native calls
     clause_stats: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
     clause_ops: dict = field(default_factory=dict)
@@ -181,6 +199,18 @@ class Model:
                 c.update(v)
         return c
 
+    def gate(self, adapter=None, op=None) -> dict:
+        """The CI gate over these records: divergences no expectations line lists, the listed ones, the exit code.
+
+        `conform run` exits 1 when a divergence is unlisted, else 0 (docs/CLI.md);
+        the records carry the expectations verdict of their run (`expected_divergence`).
+        """
+        t = self.totals(adapter=adapter, op=op)
+        expected = sum(n for (o, a), n in self.listed.items()
+                       if (adapter is None or a == adapter) and (op is None or o == op))
+        unlisted = sum(t[v] for v in DIVERGENT) - expected
+        return {"unlisted": unlisted, "expected": expected, "exit_code": EXIT_DIVERGED if unlisted else EXIT_OK}
+
     def clause_ids(self):
         ids = set(self.catalogue) | {c for c, _ in self.clause_stats}
         return sorted(ids, key=lambda c: (_op_rank(self.clause_op(c)), c))
@@ -199,9 +229,14 @@ class Model:
         return [c for c in self.clause_ids() if c not in hit and not _is_range_id(c)]
 
     def agreement(self):
-        """{(a, b): {"shared", "same", "differ": [(case_id, op, sig_a, sig_b)...capped]}} for a < b."""
+        """{(a, b): {"shared", "same", "differ_count", "differ_conforming", "differ": [(case_id, op, text_a, text_b)...capped]}}.
+
+        For a < b.  Agreement compares answers, not verdicts: an adapter that
+        extends unsupported input (extension) and one that rejects it (pass)
+        differ, although both conform; differ_conforming counts those differences.
+        """
         names = self.adapter_names
-        out = {(a, b): {"shared": 0, "same": 0, "differ_count": 0, "differ": []}
+        out = {(a, b): {"shared": 0, "same": 0, "differ_count": 0, "differ_conforming": 0, "differ": []}
                for i, a in enumerate(names) for b in names[i + 1:]}
         for cid, per in self.answers.items():
             present = [a for a in names if a in per]
@@ -213,12 +248,16 @@ class Model:
                         cell["same"] += 1
                     else:
                         cell["differ_count"] += 1
+                        if per[a][2] in CONFORMING and per[b][2] in CONFORMING:
+                            cell["differ_conforming"] += 1
                         if len(cell["differ"]) < DISAGREE_CAP:
                             cell["differ"].append((cid, self.case_ops.get(cid, ""), per[a][1], per[b][1]))
         return out
 
     def sorted_groups(self):
-        return sorted(self.groups.values(), key=lambda g: (_op_rank(g.op), g.op, g.adapter, -g.count, g.verdict, g.clause))
+        # unlisted first: they are what fails the gate
+        return sorted(self.groups.values(),
+                      key=lambda g: (_op_rank(g.op), g.op, g.adapter, g.listed, -g.count, g.verdict, g.clause))
 
 
 def _op_rank(op):
@@ -295,13 +334,17 @@ def add_record(m: Model, rec: dict):
             m.gap_outcomes[(c, adapter)][bucket] += 1
             m.gap_examples.setdefault((c, adapter, bucket), short_outcome(rec, 140))
     if verdict != "not-applicable":
-        m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}")
+        m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}",
+                                                             verdict)
         m.case_ops[rec["case_id"]] = op
     if verdict in DIVERGENT:
+        listed = bool(rec.get("expected_divergence"))
+        if listed:
+            m.listed[(op, adapter)] += 1
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
         # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
-        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided), rec)
+        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided, listed), rec)
 
 
 def domain_hits(rec) -> list:
@@ -319,14 +362,14 @@ def attribute_failures(m: Model) -> None:
     """Give each failing record its clause, now that every clause's citation count is known.
 
     Failures wait in m.pending grouped by everything attribution depends on
-    (op, adapter, verdict, cited clauses, documented error clause), so this
+    (op, adapter, verdict, cited clauses, documented error clause, listed), so this
     costs one step per distinct group, not per record.
     """
-    for (op, adapter, verdict, clauses, err, decided), pg in m.pending.items():
+    for (op, adapter, verdict, clauses, err, decided, listed), pg in m.pending.items():
         blamed = blame(decided, err, m.citations, m.kinds)
         for c in clauses:
             m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
-        key = (op, adapter, verdict, blamed)
+        key = (op, adapter, verdict, blamed, listed)
         g = m.groups.get(key)
         if g is None:
             g = m.groups[key] = FailureGroup(*key)
@@ -356,37 +399,26 @@ _ERROR_CLAUSE = re.compile(r"^raises .*\(([A-Z]+-[A-Z0-9-]+)\)\s*$")
 def _add_failure(groups: dict, key, rec):
     g = groups.get(key)
     if g is None:
-        g = groups[key] = FailureGroup(*key[:4])
+        g = groups[key] = FailureGroup(*key[:4], listed=key[-1])
     g.count += 1
-    if rec.get("expected_divergence"):
-        g.expected_divergences += 1
+    g.rows.append(failing_row(rec))
     size = case_size(rec)
     if g.minimal is None or size < g.minimal_size:
-        if g.minimal is not None:
-            _add_example(g, g.minimal)
         g.minimal, g.minimal_size = rec, size
-    else:
-        _add_example(g, rec)
 
 
 def _merge_group(g: FailureGroup, other: FailureGroup):
     g.count += other.count
-    g.expected_divergences += other.expected_divergences
+    g.rows.extend(other.rows)
     if g.minimal is None or other.minimal_size < g.minimal_size:
-        if g.minimal is not None:
-            _add_example(g, g.minimal)
         g.minimal, g.minimal_size = other.minimal, other.minimal_size
-    else:
-        _add_example(g, other.minimal)
-    for e in other.examples:
-        if len(g.examples) < EXAMPLES_CAP:
-            g.examples.append(e)
 
 
-def _add_example(g: FailureGroup, rec):
-    if len(g.examples) < EXAMPLES_CAP and rec is not None:
-        g.examples.append({"case_id": rec["case_id"], "label": (rec.get("case") or {}).get("label", ""),
-                           "outcome": short_outcome(rec)})
+def failing_row(rec) -> FailingRow:
+    err = rec.get("error") or {}
+    message = str(err.get("message") or "").strip().split("\n", 1)[0]
+    return FailingRow(rec["case_id"], (rec.get("case") or {}).get("label", ""), short_outcome(rec, ROW_TEXT_CAP),
+                      message[:ROW_TEXT_CAP], tuple(rec["clauses"]), rec.get("expected_divergence") or "")
 
 
 def case_size(rec) -> tuple:

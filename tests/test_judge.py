@@ -1,4 +1,4 @@
-"""The judge: every DESIGN verdict from hand-made Expectations (derived from the clauses) and Outcomes."""
+"""The judge: every verdict of docs/DESIGN.md from hand-made Expectations (derived from the clauses) and Outcomes."""
 import math
 
 import numpy as np
