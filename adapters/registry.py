@@ -23,11 +23,18 @@ class AdapterError(LookupError):
 
 @dataclass
 class AdapterInfo:
+    """What a worker said about an adapter when asked (adapters.pool.probe)."""
     name: str
     spec: str               # what loads it: module:Class
     version: str
     available: bool
     reason: str
+    ops: tuple = ()
+    execution: str = ""     # the adapter's own words (the pool adds how it is isolated)
+    python: str = ""        # the interpreter the worker ran under
+    python_version: str = ""
+    numpy: str = ""         # the NumPy version in that interpreter
+    identity: dict = None   # probe(identify=True): the adapter's source and package (adapters/identity.py)
 
 
 def known() -> dict:
@@ -91,30 +98,16 @@ def load(spec: str):
     return a
 
 
-def info(spec: str) -> AdapterInfo:
-    """What `conform adapters` prints for one adapter; never raises for an adapter that is merely missing."""
-    try:
-        target = resolve(spec)
-    except AdapterError as e:
-        return AdapterInfo(spec, spec, "", False, str(e))
-    try:
-        a = load(spec)
-        name = a.name if ":" in spec else spec
-        ok, reason = a.available()
-        version = _safe(a.version) if ok else ""
-    except AdapterError as e:
-        return AdapterInfo(spec, target, "", False, str(e))
-    except Exception as e:      # a vendor adapter whose constructor or available() fails
-        return AdapterInfo(spec, target, "", False, f"{type(e).__name__}: {e}")
-    return AdapterInfo(name, target, version, bool(ok), reason or "")
+def info(spec: str, python: str = None) -> AdapterInfo:
+    """What `conform adapters` prints for one adapter, asked of a worker: the candidate's module is
+    never imported in this process.  Never raises for an adapter that is missing or broken."""
+    from .pool import probe     # the pool imports this module
+    return probe(spec, python=python)
 
 
 def available_adapters() -> list:
-    return [info(name) for name in sorted(known())]
-
-
-def _safe(f):
-    try:
-        return str(f())
-    except Exception as e:
-        return f"unknown ({type(e).__name__}: {e})"
+    """info() of every known adapter, sorted by name; the workers are asked side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+    names = sorted(known())
+    with ThreadPoolExecutor(max_workers=max(1, min(len(names), 4))) as ex:
+        return list(ex.map(info, names))

@@ -26,8 +26,34 @@ def main(argv=None) -> int:
         return runner.EXIT_INTERRUPTED
 
 
+def positive_int(text):
+    """argparse type: an int >= 1 (a job count, a sample size); anything else is a usage error (exit 2)."""
+    return _checked(text, int, lambda v: v >= 1, "a whole number >= 1")
+
+
+def positive_float(text):
+    """argparse type: a number of seconds > 0 (0 or less would kill every case at once)."""
+    return _checked(text, float, lambda v: v > 0 and v == v and v != float("inf"), "a number of seconds > 0")
+
+
+def non_negative_int(text):
+    return _checked(text, int, lambda v: v >= 0, "a whole number >= 0")
+
+
+def _checked(text, convert, ok, what):
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+    return value
+
+
 def build_parser():
+    from contract.vocabulary import SUITE_VERSION
     parser = argparse.ArgumentParser(prog="conform", description="Conformance of tensor ops to their documents.")
+    parser.add_argument("--version", action="version", version=f"conform (tensor-conformance) {SUITE_VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run the corpus through adapters; write DIR/results.jsonl and the report")
@@ -35,25 +61,56 @@ def build_parser():
                    help="repeatable; default: every available adapter")
     p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
     p.add_argument("--out", metavar="DIR", default="conform-out", help="output folder (default: conform-out)")
-    p.add_argument("--case-timeout", type=float, metavar="S",
+    p.add_argument("--case-timeout", type=positive_float, metavar="S",
                    help="seconds per case before the worker is killed (default: the adapter's, else 60)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes per adapter (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes per adapter (default 1)")
     p.add_argument("--in-process", action="store_true", help="run adapters in this process (debugging)")
     p.add_argument("--profile", default="ci", choices=("dev", "ci", "certify", "thorough"),
                    help="recorded in the results header (default ci)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out (cases already recorded are skipped)")
     p.add_argument("--shard", metavar="K/N", help="run the K-th of N deterministic slices of the corpus")
-    p.add_argument("--memory-mb", type=int, default=0, metavar="M", help="address-space limit per worker")
+    p.add_argument("--memory-mb", type=non_negative_int, default=0, metavar="M",
+                   help="address-space limit per worker (default 0: none)")
     p.add_argument("--expectations", metavar="DIR",
                    help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     p.add_argument("--no-report", action="store_true", help="write results only")
     p.add_argument("--construction-check", action="store_true",
                    help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
                         "and report cases whose verdict or values change (DIR/construction.json)")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per (adapter, op, failure group)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
     p.set_defaults(func=cmd_adapters)
+
+    from oracle.registry import ops as registered_ops
+    OPS = registered_ops()
+    p = sub.add_parser("certify", help="run the corpus on one adapter; write certificate.json + report")
+    p.add_argument("--adapter", required=True, help="adapter name, entry point name, or package.module:Class")
+    p.add_argument("--out", required=True, help="output folder (results.jsonl, report.html, certificate.json)")
+    p.add_argument("--op", action="append", choices=OPS, metavar="OP",
+                   help=f"repeatable: certify only these ops ({', '.join(OPS)}); default: every op the adapter "
+                        "implements. Ops not claimed are absent from the certificate")
+    p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
+    p.add_argument("--case-timeout", type=positive_float, metavar="S", help="seconds per case before the worker is killed")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
+    p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML of the certification run")
+    p.set_defaults(func=cmd_certify)
+
+    p = sub.add_parser("verify", help="re-check a certificate: its hashes, and a sample of its cases re-run")
+    p.add_argument("certdir", metavar="CERTDIR", help="folder holding certificate.json and its results file")
+    p.add_argument("--sample", type=positive_int, default=50, metavar="N",
+                   help="cases to re-run through the adapter (default 50; more than recorded: all)")
+    p.add_argument("--seed", type=non_negative_int, metavar="S",
+                   help="seed of the sample (default: a random one, printed so the sample can be drawn again)")
+    p.add_argument("--corpus", metavar="PATH",
+                   help="the certified corpus, to check coverage (default: the shipped corpus)")
+    p.add_argument("--case-timeout", type=positive_float, metavar="S", help="seconds per case before the worker is killed")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
+    p.set_defaults(func=cmd_verify)
 
     from . import selftest
     selftest.register(sub)
@@ -118,7 +175,60 @@ def cmd_run(args) -> int:
             print(f"conform: warning: report not written: {type(e).__name__}: {e}", file=sys.stderr)
         else:
             print(f"report: {report['report_html']}")
+    if args.junit and result.exit_code != runner.EXIT_INTERRUPTED and not _write_junit(result.results_path, args.junit):
+        return runner.EXIT_OUTPUT
     return result.exit_code
+
+
+def _write_junit(results_path, out_file) -> bool:
+    from reports.junit import write_junit
+    try:
+        r = write_junit([results_path], out_file)
+    except OSError as e:
+        print(f"conform: error: cannot write {out_file}: {e.strerror or e} (the results are kept in {results_path})",
+              file=sys.stderr)
+        return False
+    print(f"junit: {out_file} ({r['tests']} testcases, {r['failures']} failing, {r['skipped']} expected divergences)")
+    return True
+
+
+def cmd_certify(args) -> int:
+    from reports.model import DIVERGENT, INPUT_ERRORS
+    from .certify import CertifyError, certify
+    try:
+        cert = certify(args.adapter, args.out, ops=args.op, corpus=args.corpus, in_process=args.in_process,
+                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs)
+    except CertifyError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except (*INPUT_ERRORS, OSError) as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return runner.EXIT_BAD_INPUT
+    totals = cert["totals"]
+    failing = sum(totals.get(v, 0) for v in DIVERGENT)
+    print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {', '.join(cert['claimed_ops'])}: "
+          f"{sum(totals.values())} cases, {failing} failing -> {os.path.join(args.out, 'certificate.json')}")
+    if args.junit and not _write_junit(os.path.join(args.out, cert["results"]["file"]), args.junit):
+        return runner.EXIT_OUTPUT
+    return runner.EXIT_DIVERGED if failing else runner.EXIT_OK
+
+
+def cmd_verify(args) -> int:
+    from .verify import VerifyError, verify
+    try:
+        r = verify(args.certdir, sample=args.sample, seed=args.seed, corpus=args.corpus,
+                   case_timeout=args.case_timeout, jobs=args.jobs, in_process=args.in_process)
+    except VerifyError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    for note in r.notes:
+        print(f"note: {note}")
+    print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
+    for line in r.differences:
+        print(f"DIFFERS: {line}")
+    print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else
+          "verified: hashes, claims, identity and the re-run sample agree with the certificate")
+    return r.exit_code
 
 
 def _raise_interrupt(signum, frame):

@@ -76,10 +76,10 @@ def _previous(path, header_expect):
         raise RunError(f"cannot resume: {e}", EXIT_BAD_INPUT) from None
     if header is None:
         return None, done, counts, finished
-    for k in ("corpus_hash", "shard", "suite_version"):
-        if header.get(k) != header_expect[k]:
+    for k in ("corpus_hash", "shard", "suite_version", "ops"):
+        if header.get(k) != header_expect.get(k):
             raise RunError(f"cannot resume {path}: it was made with {k} {header.get(k)!r}, "
-                           f"this run has {header_expect[k]!r}", EXIT_INCOMPATIBLE)
+                           f"this run has {header_expect.get(k)!r}", EXIT_INCOMPATIBLE)
     # Verdicts of two versions of a framework are not one run: a changed adapter version is refused too.
     before = sorted((a.get("name"), a.get("version")) for a in header["adapters"] if isinstance(a, dict))
     now_ = sorted((a["name"], a["version"]) for a in header_expect["adapters"])
@@ -119,19 +119,20 @@ def _drop_torn_tail(path):
 
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None, pythons=None, construction_check=False) -> RunResult:
+        memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
     every available adapter).
 
     `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
-    called after each case.  Never raises for a bad input: the RunResult's exit_code says.
+    called after each case.  `ops`: run only the cases of these ops (recorded in the header).
+    Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
     try:
         session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
                              case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
                              profile=profile, shard=shard, copies=jobs, pythons=pythons, expect=expect,
-                             construction_check=construction_check)
+                             construction_check=construction_check, ops=ops)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
         with session:
             return _run(session, out_dir, resume, progress, t0)
@@ -204,8 +205,9 @@ def _locked_run(session, path, fd, resume, progress, t0):
         if progress:
             progress(len(done), max(total, len(done)), counts)
         interrupted = False
+        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done)
         try:
-            for case, verdicts, failure in session.judged(todo, skip=lambda c, nm: (c.id, nm) in done):
+            for case, verdicts, failure in judged:
                 if failure:
                     result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
                     print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
@@ -221,6 +223,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
                     progress(doneso, max(total, doneso), counts)
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            judged.close()      # now, not when collected: its threads and workers stop before we go on
         if not interrupted and not finished:
             out.write(session.end_record(run_id, counts))
     result.ran, result.unlisted = session.totals.recorded, session.totals.unlisted

@@ -9,20 +9,17 @@ import platform
 
 import numpy as np
 
-from contract.codec import CodecError, decode_array, encode_array
-from contract.vocabulary import SUITE_VERSION
+from contract.codec import CodecError, array_problem, decode_array, encode_array, short
+from contract.inputfile import InputFileError, open_input, parse_json, read_lines
+from contract.vocabulary import SUITE_VERSION, VERDICTS
 
 SCHEMA = 1
-MAX_LINE = 64 << 20         # one record; a longer line is damage, and is never read whole
+MAX_LINE = 16 << 20         # bytes in one record (docs/RESULTS.md); a longer line is refused unread
 RECORD_KINDS = ("run", "case", "end")
-_CASE_FIELDS = {"run_id": str, "case_id": str, "op": str, "adapter": str, "verdict": str,
-                "clauses": list, "case": dict}
-_RUN_FIELDS = {"run_id": str, "corpus_hash": str, "adapters": list}
-_END_FIELDS = {"run_id": str, "cases": int, "counts": dict}
 
 
-class ResultsError(ValueError):
-    """A results file that is damaged other than by a truncated last line; names file and line."""
+class ResultsError(InputFileError):
+    """A results file that is damaged other than by a truncated last line: ResultsError(path, line, reason)."""
 
 
 # ---- writing -----------------------------------------------------------------------------
@@ -88,7 +85,14 @@ def run_record(run_id, corpus_hash, corpus_cases, adapters, profile="ci", seed=0
     return {"record": "run", "schema": SCHEMA, "run_id": run_id, "suite_version": SUITE_VERSION,
             "corpus_hash": corpus_hash, "corpus_cases": corpus_cases, "profile": profile, "seed": seed,
             "started": now(), "platform": platform.platform(), "python": platform.python_version(),
-            "packages": _packages(), "shard": shard, "adapters": adapters}
+            "packages": _packages(), "shard": shard, "adapters": adapters, "interpreter": interpreter()}
+
+
+def interpreter() -> dict:
+    """The Python running the harness, for the results header; each adapter worker's is in its `adapters`
+    entry (`python`, `python_version`: the worker's hello).  A certificate lists them all."""
+    import sys
+    return {"executable": sys.executable, "version": platform.python_version()}
 
 
 def case_record(run_id: str, verdict, case) -> dict:
@@ -145,48 +149,148 @@ def _packages() -> dict:
 def iter_records(path: str, allow_truncated: bool = True):
     """Yield each record as a dict; a truncated last line (a killed run) is skipped.
 
-    Any other damage raises ResultsError naming the file, the line and what is wrong.
+    Any other damage raises ResultsError naming the file, the line and what is wrong: a line over
+    MAX_LINE bytes, bytes that are not UTF-8, JSON that is not strict (contract/inputfile.py), a
+    record of the wrong shape or a field of the wrong type (check_record), a record of another run.
     """
-    with open(path, "rb") as f:
-        n, run_id = 0, None
-        while True:
-            raw = f.readline(MAX_LINE + 1)
-            if not raw:
-                return
-            n += 1
-            last = not raw.endswith(b"\n")
-            if len(raw) > MAX_LINE:
-                raise ResultsError(f"{path}:{n}: line longer than {MAX_LINE} bytes")
+    run_id = None
+    with open_input(path, "results file", ResultsError) as f:
+        for n, raw in read_lines(f, path, MAX_LINE, ResultsError):
             try:
-                rec = json.loads(raw)
-            except (ValueError, RecursionError) as e:    # also ints over 4300 digits, deep nesting
-                if last and allow_truncated and f.read(1) == b"":
-                    return      # the run was killed while writing this line
-                raise ResultsError(f"{path}:{n}: not a JSON line ({e})") from None
+                rec = parse_json(raw, path, n, ResultsError)
+            except ResultsError:
+                # the run was killed while writing this line: no newline, and nothing after it
+                if allow_truncated and not raw.endswith(b"\n") and f.read(1) == b"":
+                    return
+                raise
             rec = check_record(rec, path, n)
             if n == 1 and rec["record"] != "run":
-                raise ResultsError(f"{path}:1: the first record must be the run header, got a {rec['record']} record")
+                raise ResultsError(path, 1, f"the first record must be the run header, got a {rec['record']} record")
             if rec["record"] == "run":
                 run_id = rec["run_id"]
             elif rec["run_id"] != run_id:
-                raise ResultsError(f"{path}:{n}: run_id {rec['run_id'][:40]!r} differs from the header's {run_id!r}")
+                raise ResultsError(path, n, f"run_id {rec['run_id'][:40]!r} differs from the header's {run_id!r}")
             yield rec
 
 
-def check_record(rec, path="<results>", line=0) -> dict:
-    where = f"{path}:{line}"
+# ---- what a record holds: each field's JSON type -------------------------------------------
+# A check is (test, what it must be).  Required fields must be present; the others are checked
+# where present.  Fields this reader does not know are left alone (a later writer may add some).
+
+def _t(test, what):
+    return test, what
+
+
+_STR = _t(lambda v: isinstance(v, str), "a string")
+_NAME = _t(lambda v: isinstance(v, str) and v != "", "a non-empty string")
+_OPT_STR = _t(lambda v: v is None or isinstance(v, str), "a string or null")
+_INT = _t(lambda v: type(v) is int, "an integer")
+_OPT_INT = _t(lambda v: v is None or type(v) is int, "an integer or null")
+_COUNT = _t(lambda v: type(v) is int and v >= 0, "a non-negative integer")
+_SECONDS = _t(lambda v: type(v) in (int, float) and v >= 0, "a non-negative number")
+_BOOL = _t(lambda v: type(v) is bool, "true or false")
+_OBJECT = _t(lambda v: isinstance(v, dict), "an object")
+_STRS = _t(lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
+_STR_MAP = _t(lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+              "an object of strings")
+ERROR_KEYS = ("expected_class", "actual_class", "message", "stderr")
+_ERROR = _t(lambda v: isinstance(v, dict) and all(k in v for k in ERROR_KEYS)
+            and all(x is None or isinstance(x, str) for x in v.values()),
+            f"an object with {', '.join(ERROR_KEYS)}, each a string or null")
+_OBJECTS = _t(lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects")
+_INDICES = _t(lambda v: isinstance(v, list) and all(isinstance(i, list) and all(type(k) is int for k in i) for i in v),
+              "a list of lists of integers")
+
+_ADAPTER_FIELDS = {"name": _NAME, "version": _OPT_STR, "execution": _OPT_STR, "available": _BOOL,
+                   "reason": _OPT_STR, "spec": _OPT_STR}
+_MISMATCH_FIELDS = {"output": _OPT_STR, "count": _OPT_INT, "total": _OPT_INT, "indices": _INDICES}
+_CASE_JSON_FIELDS = {"id": _NAME, "op": _STR, "origin": _STR, "label": _STR, "clauses": _STRS,
+                     "inputs": _OBJECT, "params": _OBJECT}
+RECORD_FIELDS = {
+    "run": ({"run_id": _STR, "corpus_hash": _STR, "adapters": _OBJECTS},
+            {"suite_version": _STR, "corpus_cases": _OPT_INT, "profile": _STR, "seed": _INT, "started": _STR,
+             "platform": _STR, "python": _STR, "packages": _STR_MAP, "shard": _STR, "merged_from": _OBJECTS}),
+    "case": ({"run_id": _STR, "case_id": _NAME, "op": _STR, "adapter": _NAME, "verdict": _STR,
+              "clauses": _STRS, "case": _OBJECT},
+             {"adapter_version": _STR, "native_api": _STR, "decided_by": _STRS, "expected": _STR,
+              "outcome": _STR, "notes": _STRS, "error": _ERROR, "mismatch": _OBJECT,
+              "expected_values": _OBJECT, "actual_values": _OBJECT, "expected_divergence": _OPT_STR,
+              "repro": _STR, "elapsed_s": _SECONDS}),
+    "end": ({"run_id": _STR, "cases": _COUNT, "counts": _OBJECT}, {"finished": _STR}),
+}
+
+
+def _field_problem(obj, required, optional, prefix="") -> str:
+    for name, (test, what) in required.items():
+        if name not in obj:
+            return f"{prefix}field {name!r} is missing"
+        if not test(obj[name]):
+            return f"{prefix}field {name!r} must be {what}; got {short(obj[name], 60)}"
+    for name, (test, what) in optional.items():
+        if name in obj and not test(obj[name]):
+            return f"{prefix}field {name!r} must be {what}; got {short(obj[name], 60)}"
+    return ""
+
+
+def record_problem(rec) -> str:
+    """'' for a record of docs/RESULTS.md; else what is wrong with it, naming the field."""
     if not isinstance(rec, dict):
-        raise ResultsError(f"{where}: a record must be a JSON object, got {type(rec).__name__}")
+        return f"a record must be a JSON object, got {type(rec).__name__}"
     kind = rec.get("record")
     if kind not in RECORD_KINDS:
-        raise ResultsError(f"{where}: 'record' must be one of {', '.join(RECORD_KINDS)}; got {str(kind)[:40]!r}")
-    if rec.get("schema") != SCHEMA:
-        raise ResultsError(f"{where}: schema {str(rec.get('schema'))[:40]!r} is not supported (this reader: {SCHEMA})")
-    fields = {"run": _RUN_FIELDS, "case": _CASE_FIELDS, "end": _END_FIELDS}[kind]
-    for name, typ in fields.items():
-        if not isinstance(rec.get(name), typ) or (typ is int and isinstance(rec.get(name), bool)):
-            raise ResultsError(f"{where}: {kind} record field {name!r} must be {typ.__name__}; "
-                               f"got {str(rec.get(name))[:60]!r}")
+        return f"'record' must be one of {', '.join(RECORD_KINDS)}; got {short(kind, 40)}"
+    if type(rec.get("schema")) is not int or rec["schema"] != SCHEMA:
+        return f"schema {short(rec.get('schema'), 40)} is not supported (this reader: {SCHEMA})"
+    problem = _field_problem(rec, *RECORD_FIELDS[kind], prefix=f"{kind} record ")
+    if problem:
+        return problem
+    if kind == "run":
+        for i, a in enumerate(rec["adapters"]):
+            problem = _field_problem(a, {"name": _NAME}, _ADAPTER_FIELDS, prefix=f"adapters[{i}] ")
+            if problem:
+                return problem
+    elif kind == "end":
+        if not all(v in VERDICTS and type(n) is int and n >= 0 for v, n in rec["counts"].items()):
+            return "end record field 'counts' must map verdicts to non-negative integers"
+    else:
+        return _case_record_problem(rec)
+    return ""
+
+
+def _case_record_problem(rec) -> str:
+    # The report counts by verdict: one it does not know would silently vanish from every table.
+    if rec["verdict"] not in VERDICTS:
+        return f"unknown verdict {short(rec['verdict'], 40)}"
+    if "mismatch" in rec:
+        problem = _field_problem(rec["mismatch"], {}, _MISMATCH_FIELDS, prefix="mismatch ")
+        if problem:
+            return problem
+    for which in ("expected_values", "actual_values"):
+        for name, enc in rec.get(which, {}).items():
+            if which == "actual_values" and isinstance(enc, dict) and set(enc) == {"unencodable"} \
+                    and isinstance(enc["unencodable"], str):
+                continue    # a value the writer could not encode, described instead
+            problem = array_problem(enc)
+            if problem:
+                return f"{which}[{short(name, 40)}]: {problem}"
+    case = rec["case"]
+    problem = _field_problem(case, {k: _CASE_JSON_FIELDS[k] for k in ("id", "op", "inputs", "params")},
+                             _CASE_JSON_FIELDS, prefix="case ")
+    if problem:
+        return problem
+    for name, enc in case["inputs"].items():
+        problem = array_problem(enc)
+        if problem:
+            return f"case input {short(name, 40)}: {problem}"
+    return ""
+
+
+def check_record(rec, path="<results>", line=0) -> dict:
+    """The record, when it is one docs/RESULTS.md describes (every known field of its JSON type, every
+    array well-formed and within the size limit, nothing decoded); else ResultsError naming file and line."""
+    problem = record_problem(rec)
+    if problem:
+        raise ResultsError(path, line, problem)
     return rec
 
 
@@ -196,19 +300,19 @@ def read_case(rec: dict, path="<results>", line=0):
     try:
         return Case.from_json(rec["case"])
     except CodecError as e:
-        raise ResultsError(f"{path}:{line}: bad case: {e}") from None
+        raise ResultsError(path, line, f"bad case: {e}") from None
 
 
 def read_values(rec: dict, which: str = "actual_values", path="<results>", line=0) -> dict:
     out = {}
     values = rec.get(which) or {}
     if not isinstance(values, dict):
-        raise ResultsError(f"{path}:{line}: {which} must be an object; got {str(values)[:60]!r}")
+        raise ResultsError(path, line, f"{which} must be an object; got {short(values, 60)}")
     for k, v in values.items():
         if isinstance(v, dict) and "unencodable" in v:
             continue
         try:
             out[k] = decode_array(v)
         except CodecError as e:
-            raise ResultsError(f"{path}:{line}: {which}[{k!r}]: {e}") from None
+            raise ResultsError(path, line, f"{which}[{k!r}]: {e}") from None
     return out

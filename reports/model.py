@@ -17,73 +17,37 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS
+from contract.inputfile import InputFileError
+from contract.results import ResultsError, record_problem, iter_records as _iter_records   # noqa: F401  the one results reader
+from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
 from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
 
-from contract.results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
-
-OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
-CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}
 
 DISAGREE_CAP = 20         # differing cases listed per adapter pair
 ROW_TEXT_CAP = 200        # characters of outcome / message kept per failing row
 
 
 class ReportInputError(ValueError):
-    """A results file the report cannot use; the message names the file and line."""
+    """A results file the report cannot use as a whole (no header, several adapters for one certificate)."""
 
 
-INPUT_ERRORS = (ResultsError, ReportInputError)
+# What a report command refuses with exit 3: the results reader's errors (ResultsError, an
+# InputFileError naming file and line) and the report's own whole-file ones.
+INPUT_ERRORS = (InputFileError, ReportInputError)
 
 
 def iter_records(path):
     """Yield the records of one results file; a truncated last line is dropped, other damage raises.
 
-    On top of the results reader's checks, the optional fields the report shows
-    are type-checked here, once, so a damaged one is named with file and line
-    instead of failing somewhere inside the rendering.
+    The results reader checks every field the report shows (contract.results.record_problem), once,
+    so a damaged one is named with file and line instead of failing somewhere inside the rendering.
     """
-    for lineno, rec in enumerate(_iter_records(path), 1):
-        if rec.get("record") == "case":
-            problem = case_record_problem(rec)
-            if problem:
-                raise ReportInputError(f"{path}:{lineno}: {problem}")
-        yield rec
-
-
-_STR_FIELDS = ("native_api", "adapter_version", "expected", "outcome", "repro")
+    return _iter_records(path)
 
 
 def case_record_problem(rec) -> str:
-    """'' for a case record the report can use; else what is wrong with it."""
-    # The report counts by verdict: one it does not know would silently vanish from every table.
-    if rec.get("verdict") not in VERDICTS:
-        return f"unknown verdict {str(rec.get('verdict'))[:40]!r}"
-    if not all(isinstance(c, str) for c in rec["clauses"]):
-        return "clauses must be a list of strings"
-    for k in _STR_FIELDS:
-        if k in rec and not isinstance(rec[k], str):
-            return f"field {k!r} must be a string"
-    if rec.get("expected_divergence") is not None and not isinstance(rec["expected_divergence"], str):
-        return "field 'expected_divergence' must be a string"
-    if "notes" in rec and not (isinstance(rec["notes"], list) and all(isinstance(n, str) for n in rec["notes"])):
-        return "field 'notes' must be a list of strings"
-    for k in ("error", "mismatch"):
-        if k in rec and not isinstance(rec[k], dict):
-            return f"field {k!r} must be an object"
-    if isinstance(rec.get("error"), dict) and not all(v is None or isinstance(v, str) for v in rec["error"].values()):
-        return "field 'error' must map to strings"
-    for k in ("expected_values", "actual_values"):
-        if k in rec and not (isinstance(rec[k], dict) and all(isinstance(v, dict) for v in rec[k].values())):
-            return f"field {k!r} must map output names to encoded arrays"
-    case = rec["case"] if isinstance(rec.get("case"), dict) else {}
-    if not isinstance(case.get("inputs", {}), dict) or not all(isinstance(v, dict) for v in case.get("inputs", {}).values()):
-        return "case.inputs must map names to encoded arrays"
-    if not isinstance(case.get("label", ""), str):
-        return "case.label must be a string"
-    if not (isinstance(case.get("clauses", []), list) and all(isinstance(c, str) for c in case.get("clauses", []))):
-        return "case.clauses must be a list of strings"
-    return ""
+    """'' for a case record the report can use; else what is wrong with it (the reader's own check)."""
+    return record_problem(rec)
 
 
 # ---- clause catalogue ----------------------------------------------------------------------
@@ -92,31 +56,22 @@ def case_record_problem(rec) -> str:
 class ClauseInfo:
     id: str
     op: str
-    kind: str       # sem | err | uns | ex | gap | "" (unknown: seen only in results)
+    kind: str           # sem | err | uns | ex | gap | "" (unknown: seen only in results)
     rule: str
+    section: str = ""   # the part of the source document the rule comes from (docs/SPEC.md)
+    source: str = ""    # the source document's file name
 
 
 def clause_catalogue() -> dict:
-    """Every documented clause id -> ClauseInfo, from oracle.CLAUSES when the oracle provides it."""
-    try:
-        import oracle
-        raw = getattr(oracle, "CLAUSES", None)
-        if raw is None:
-            from oracle.clauses import CLAUSES as raw
-    except ImportError:
-        return {}
-    items = raw.items() if hasattr(raw, "items") else ((getattr(c, "id", None), c) for c in raw)
-    out = {}
-    for cid, c in items:
-        get = c.get if isinstance(c, dict) else (lambda k, d="", c=c: getattr(c, k, d))
-        cid = cid or get("id")
-        out[cid] = ClauseInfo(cid, get("op", "") or clause_op(cid), get("kind", "") or _kind_from_id(cid),
-                              get("rule", "") or get("statement", "") or get("text", ""))
-    return out
+    """Every documented clause id -> ClauseInfo, op by op in the oracle registry's order (docs/SPEC.md)."""
+    from oracle.registry import CLAUSES
+    return {cid: ClauseInfo(cid, c.op, c.kind, c.statement, c.section, c.source) for cid, c in CLAUSES.items()}
 
 
 def clause_op(cid: str) -> str:
-    return CLAUSE_PREFIX_OP.get(cid.split("-", 1)[0], "")
+    """The op of a clause id the registry knows, by id or by prefix; "" otherwise."""
+    from oracle.registry import op_of_clause
+    return op_of_clause(cid)
 
 
 def _kind_from_id(cid: str) -> str:
@@ -146,6 +101,7 @@ class FailureGroup:
     minimal: dict = None              # the whole record of the smallest case
     minimal_size: tuple = None
     rows: list = field(default_factory=list)    # a FailingRow per case, the minimal one included
+    why: str = ""                     # why the failures are charged to `clause` (attribution_reason)
 
     @property
     def expected_divergences(self) -> int:
@@ -173,8 +129,10 @@ class Model:
     case_ops: dict = field(default_factory=dict)           # case_id -> op
     catalogue: dict = field(default_factory=dict)
     citations: Counter = field(default_factory=Counter)   # clause -> case records citing it
+    failing_citations: Counter = field(default_factory=Counter)   # (clause, adapter) -> failing records citing it
     pending: dict = field(default_factory=dict)           # failures not yet attributed to a clause
     ends: list = field(default_factory=list)              # end records (a finished run has one per file)
+    incomplete: list = field(default_factory=list)        # why the results do not cover the corpus ([]: they do)
     verdict_lines: list = None
     kinds: dict = field(default_factory=dict)             # clause -> kind, from the catalogue
     duplicates: int = 0
@@ -183,9 +141,22 @@ class Model:
 
     # -- derived views, computed once after the pass --
     @property
+    def complete(self) -> bool:
+        """Whether the results cover their corpus: every file finished (has its end record), the shards
+        join up, and every adapter has a record of every case (completeness_problems)."""
+        return not self.incomplete
+
+    @property
     def ops(self):
-        seen = {op for op, _ in self.matrix}
-        return [op for op in OPS if op in seen] + sorted(seen - set(OPS))
+        """The ops the results hold, in the catalogue's order (the registry's), then any others by name."""
+        return self.op_order({op for op, _ in self.matrix})
+
+    def op_order(self, ops) -> list:
+        known = self.catalogue_ops()
+        return [op for op in known if op in ops] + sorted(set(ops) - set(known))
+
+    def catalogue_ops(self) -> list:
+        return list(dict.fromkeys(i.op for i in self.catalogue.values() if i.op))
 
     @property
     def adapter_names(self):
@@ -213,7 +184,8 @@ class Model:
 
     def clause_ids(self):
         ids = set(self.catalogue) | {c for c, _ in self.clause_stats}
-        return sorted(ids, key=lambda c: (_op_rank(self.clause_op(c)), c))
+        rank = {op: i for i, op in enumerate(self.catalogue_ops())}
+        return sorted(ids, key=lambda c: (rank.get(self.clause_op(c), len(rank)), c))
 
     def clause_op(self, cid):
         info = self.catalogue.get(cid)
@@ -256,12 +228,9 @@ class Model:
 
     def sorted_groups(self):
         # unlisted first: they are what fails the gate
-        return sorted(self.groups.values(),
-                      key=lambda g: (_op_rank(g.op), g.op, g.adapter, g.listed, -g.count, g.verdict, g.clause))
-
-
-def _op_rank(op):
-    return OPS.index(op) if op in OPS else len(OPS)
+        rank = {op: i for i, op in enumerate(self.catalogue_ops())}
+        return sorted(self.groups.values(), key=lambda g: (rank.get(g.op, len(rank)), g.op, g.adapter, g.listed,
+                                                           -g.count, g.verdict, g.clause))
 
 
 def _is_range_id(cid):
@@ -274,7 +243,7 @@ def slug(text: str) -> str:
 
 
 def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
-    """One streaming pass over the results files; catalogue defaults to oracle.CLAUSES.
+    """One streaming pass over the results files; catalogue defaults to clause_catalogue() (the oracle's).
 
     keep_verdicts: also keep one "case_id<TAB>adapter<TAB>verdict" line per record
     (m.verdict_lines, for the certificate's digest).
@@ -283,13 +252,17 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
     m.verdict_lines = [] if keep_verdicts else None
     m.kinds = {c: i.kind for c, i in m.catalogue.items()}
     seen_keys = set()
+    files = []
     for path in paths:
+        files.append([str(path), {}, None])
         for rec in iter_records(path):
             kind = rec.get("record")
             if kind == "run":
                 _add_header(m, rec, path)
+                files[-1][1] = rec
             elif kind == "end":
                 m.ends.append(rec)
+                files[-1][2] = rec
             elif kind == "case":
                 key = (rec["case_id"], rec["adapter"])
                 if key in seen_keys:      # a resumed run or overlapping shards: count each answer once
@@ -300,7 +273,56 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
                 if m.verdict_lines is not None:
                     m.verdict_lines.append(f"{key[0]}\t{key[1]}\t{rec['verdict']}")
     attribute_failures(m)
+    per_adapter = Counter()
+    for (_, a), c in m.matrix.items():
+        per_adapter[a] += sum(c.values())
+    m.incomplete = completeness_problems(files, per_adapter)
     return m
+
+
+def completeness_problems(files, cases_per_adapter) -> list:
+    """Why a set of results files does not cover its corpus, one line each ([] when it does).
+
+    files: (path, run header, end record or None) per file; cases_per_adapter: adapter -> distinct
+    (case, adapter) records.  Checks: every file has its end record (else the run was interrupted) and
+    none says `complete: false` (a merge of an incomplete set); the shards K/N join up to the whole
+    corpus; and, where every header declares the corpus's case count and no run was limited to some
+    ops, each adapter has that many records (a case the oracle failed on, or a -k in pytest, leaves one out).
+    """
+    problems, slices = [], set()
+    for path, header, end in files:
+        if end is None:
+            problems.append(f"{path}: no end record (an interrupted run; `conform run --resume` finishes it)")
+        elif end.get("complete") is False:
+            why = "; ".join(str(x) for x in end.get("incomplete") or ()) or "its end record says complete: false"
+            problems.append(f"{path}: merged from an incomplete set ({why})")
+        shard = str(header.get("shard") or "1/1")
+        if shard == "merged":
+            slices.add((1, 1))      # a merge stands for the whole corpus; its own end record says if it is not
+            continue
+        try:
+            k, n = (int(x) for x in shard.split("/"))
+        except ValueError:
+            problems.append(f"{path}: shard {shard!r} is not K/N")
+            continue
+        slices.add((k, n))
+    splits = {n for _, n in slices}
+    if splits and not any(all((k, n) in slices for k in range(1, n + 1)) for n in splits):
+        for n in sorted(splits):
+            missing = [f"{k}/{n}" for k in range(1, n + 1) if (k, n) not in slices]
+            problems.append(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: "
+                            "the shards do not cover the corpus")
+    declared = {h.get("corpus_cases") for _, h, _ in files}
+    limited = any(h.get("ops") for _, h, _ in files)
+    if len(declared) == 1 and not limited:
+        total = declared.pop()
+        names = {a.get("name") for _, h, _ in files for a in h.get("adapters") or () if isinstance(a, dict)}
+        if isinstance(total, int) and not isinstance(total, bool):
+            for a in sorted((names | set(cases_per_adapter)) - {None}):
+                if cases_per_adapter.get(a, 0) < total:
+                    problems.append(f"adapter {a}: {cases_per_adapter.get(a, 0)} of the corpus's {total} cases "
+                                    "have a record")
+    return problems
 
 
 def _add_header(m: Model, rec, path):
@@ -320,6 +342,8 @@ def add_record(m: Model, rec: dict):
                                     "execution": "", "available": True, "reason": ""})
     clauses = tuple(rec["clauses"])
     m.citations.update(clauses)
+    if verdict in DIVERGENT:
+        m.failing_citations.update((c, adapter) for c in clauses)
     if rec["case_id"] not in m.domain_cases:          # each case once, however many adapters ran it
         m.domain_cases[rec["case_id"]] = op
         m.domain_hits.update((op, *k) for k in domain_hits(rec))
@@ -344,7 +368,8 @@ def add_record(m: Model, rec: dict):
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
         # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
-        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided, listed), rec)
+        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided,
+                                 edge_case(rec), listed), rec)
 
 
 def domain_hits(rec) -> list:
@@ -362,35 +387,82 @@ def attribute_failures(m: Model) -> None:
     """Give each failing record its clause, now that every clause's citation count is known.
 
     Failures wait in m.pending grouped by everything attribution depends on
-    (op, adapter, verdict, cited clauses, documented error clause, listed), so this
+    (op, adapter, verdict, cited clauses, documented error clause, edge case, listed), so this
     costs one step per distinct group, not per record.
     """
-    for (op, adapter, verdict, clauses, err, decided, listed), pg in m.pending.items():
-        blamed = blame(decided, err, m.citations, m.kinds)
+    for (op, adapter, verdict, clauses, err, decided, edge, listed), pg in m.pending.items():
+        rates = {c: m.failing_citations[(c, adapter)] / max(m.clause_stats[(c, adapter)]["cases"], 1)
+                 for c in decided}
+        blamed = blame(decided, err, m.citations, m.kinds, edge, rates)
         for c in clauses:
             m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
         key = (op, adapter, verdict, blamed, listed)
         g = m.groups.get(key)
         if g is None:
             g = m.groups[key] = FailureGroup(*key)
+            g.why = attribution_reason(blamed, decided, err, edge, rates)
         _merge_group(g, pg)
     m.pending.clear()
 
 
-def blame(cited, error_clause=None, citations=None, kinds=None) -> str:
-    """The clause a failure is attributed to: the most specific rule it cites.
+# A failure on a case with an input that has no elements (a zero-length dimension: an empty x, or
+# indices.shape[-1] == 0 in scatter_nd_add) is charged here, not to a clause: such a case cites the op's
+# general rules (SNA-RULE, SNA-DUP...) because the oracle applies them, but what fails there is the
+# edge case, and charging it to the general rule would mark a rule failed that every ordinary case meets.
+EDGE_EMPTY = "(edge case: an input with no elements)"
+
+
+def edge_case(rec) -> str:
+    """EDGE_EMPTY when some input of the record's case has a zero-length dimension, else ''."""
+    inputs = (rec.get("case") or {}).get("inputs") or {}
+    for a in inputs.values():
+        shape = a.get("shape") if isinstance(a, dict) else None
+        if isinstance(shape, list) and 0 in shape:
+            return EDGE_EMPTY
+    return ""
+
+
+def blame(cited, error_clause=None, citations=None, kinds=None, edge="", fail_rates=None) -> str:
+    """The clause a failure is attributed to (attribution_reason says why; docs/SUMMARY.md "Attribution").
 
     A record cites every clause its case touches (the general formula and dtype
     rules included) and does not say which one broke.  The documented error's
     clause decides for an error expectation ("raises TypeError (SNA-IDX-DTYPE)");
-    otherwise the cited clause the fewest records cite, gap clauses last, ties by id.
+    then an edge case (`edge`: EDGE_EMPTY) takes the failure; otherwise the cited
+    clause whose cases fail most often for this adapter (`fail_rates`: failing
+    records citing it / records citing it): the rule the failures go with, so a
+    min>max failure with tensor bounds is CL-MIN-GT-MAX's and not CL-BROADCAST's
+    when broadcasting alone works.  Ties: the clause the fewest records cite (the
+    most specific), gap clauses last, then by id.
     """
     if error_clause:
         return error_clause
+    if edge:
+        return edge
     if not cited:
         return "(no clause)"
-    citations, kinds = citations or {}, kinds or {}
-    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, citations.get(c, 0), c))
+    citations, kinds, rates = citations or {}, kinds or {}, fail_rates or {}
+    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, -round(rates.get(c, 0.0), 9),
+                                     citations.get(c, 0), c))
+
+
+def attribution_reason(blamed, cited, error_clause=None, edge="", fail_rates=None) -> str:
+    """One sentence: why a failure is charged to `blamed` (shown with every failure group)."""
+    if error_clause:
+        return (f"the documents say this call raises ({error_clause}); a failure of a documented error is "
+                f"charged to the clause that documents it")
+    if edge:
+        return ("an input has no elements (a zero-length dimension, e.g. indices.shape[-1] == 0): the failure "
+                f"is charged to that edge case, not to the general rules the case cites ({', '.join(cited)})")
+    if blamed == "(no clause)":
+        return "the case cites no clause"
+    rates = fail_rates or {}
+    others = [c for c in cited if c != blamed]
+    if not others:
+        return f"{blamed} is the only clause the oracle's answer rests on"
+    pct = ", ".join(f"{c} {100 * rates.get(c, 0):.0f}%" for c in sorted(cited, key=lambda c: -rates.get(c, 0)))
+    return (f"of the clauses the oracle's answer rests on, {blamed}'s cases fail most often for this adapter "
+            f"({pct} of the cases citing each fail); a heuristic: docs/SUMMARY.md, Attribution")
 
 
 _ERROR_CLAUSE = re.compile(r"^raises .*\(([A-Z]+-[A-Z0-9-]+)\)\s*$")

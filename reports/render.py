@@ -298,7 +298,7 @@ def group_view(g: M.FailureGroup, index: int):
     err = {k: (rec.get("error") or {}).get(k) for k in ERROR_FIELDS} if rec.get("error") else {}
     mismatch = rec.get("mismatch") or {}
     return {"key": g.key, "index": index, "op": g.op, "adapter": g.adapter, "verdict": g.verdict,
-            "clause": g.clause, "listed": g.listed, "count": g.count,
+            "clause": g.clause, "why": g.why, "listed": g.listed, "count": g.count,
             "case_id": rec.get("case_id", ""), "label": (rec.get("case") or {}).get("label", ""),
             "clauses": rec.get("clauses", []), "native_api": rec.get("native_api", ""),
             "expected": rec.get("expected", ""), "outcome": rec.get("outcome", ""),
@@ -347,11 +347,14 @@ def outputs_view(rec, mismatch):
     out = []
     for name in list(exp_all) + [n for n in act_all if n not in exp_all]:
         exp, act = _decode(exp_all.get(name)), _decode(act_all.get(name))
+        # Marks compare element with element: only where the two have one shape.  An output of another
+        # shape is shown as it came, unmarked; its description (dtype[shape]) says what differs.
         marks = None
-        if name == mismatch.get("output") and mismatch.get("indices") is not None and exp is not None:
-            marks = _marks_from_indices(exp.shape, mismatch["indices"])
-        elif exp is not None and act is not None and exp.shape == act.shape:
-            marks = differing(exp, act)
+        if exp is not None and act is not None and exp.shape == act.shape:
+            if name == mismatch.get("output") and mismatch.get("indices") is not None:
+                marks = _marks_from_indices(exp.shape, mismatch["indices"])
+            else:
+                marks = differing(exp, act)
         out.append({"name": name, "expected_desc": _desc(exp_all.get(name)), "actual_desc": _desc(act_all.get(name)),
                     "expected": array_table(exp, marks) if exp is not None else None,
                     "actual": array_table(act, marks) if act is not None else None,
@@ -359,8 +362,11 @@ def outputs_view(rec, mismatch):
     return out
 
 
-def differing(exp: np.ndarray, act: np.ndarray) -> np.ndarray:
-    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0."""
+def differing(exp: np.ndarray, act: np.ndarray):
+    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0.  None when the two
+    cannot be compared element by element (another shape)."""
+    if np.shape(exp) != np.shape(act):
+        return None
     e, a = _numeric(exp), _numeric(act)
     same = e == a
     if e.dtype.kind == "f" and a.dtype.kind == "f":

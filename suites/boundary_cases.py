@@ -30,7 +30,9 @@ _UINT = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "flo
 
 
 def _c(op, label, inputs, params) -> Case:
-    return Case(op=op, inputs=inputs, params=params, origin="boundary", label=label)
+    """A case tagged with the clauses the oracle's answer to it cites, like every corpus case."""
+    from .corpus import with_oracle_clauses
+    return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin="boundary", label=label))
 
 
 def _arr(values, dt) -> np.ndarray:

@@ -6,9 +6,9 @@ deterministic (derandomized Hypothesis, stable NumPy legacy RNG, sorted JSON,
 no timestamps), so `python -m suites.corpus build` run twice gives the same
 bytes; a test rebuilds it to catch a stale shipped file.
 
-Format: JSON lines, UTF-8.  Line 1 is the header
-{"record": "corpus", "schema": 1, "suite_version", "cases": N, ...}; each
-further line is one Case.to_json().
+Format (docs/CASES.md): JSON lines, UTF-8, at most MAX_LINE bytes a line.
+Line 1 is the header {"record": "corpus", "schema": 1, "suite_version",
+"cases": N, ...}; each further line is one Case.to_json(), ids unique.
 """
 from __future__ import annotations
 
@@ -22,23 +22,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from contract.case import Case, OPS
-from contract.codec import CodecError
+from contract.case import Case
+from contract.codec import CodecError, short
+from contract.inputfile import InputFileError, open_input, parse_json, read_lines
 from contract.vocabulary import SUITE_VERSION
 
 SCHEMA = 1
+MAX_LINE = 4 << 20          # bytes in one line (one case); docs/CASES.md
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 DEFAULT_PATH = CORPUS_DIR / "corpus.jsonl"
 HASH_NAME = "corpus.sha256"
-PER_FAMILY = 32
-# families whose space is wide get more draws; the rest the default
-PER_FAMILY_OVERRIDES = {
-    ("setitem", "assemble"): 60, ("setitem", "mixed"): 60, ("setitem", "ellipsis"): 50,
-    ("clip", "scalar"): 100, ("clip", "tensor"): 100, ("clip", "min_gt_max"): 50,
-    ("scatter", "rule"): 150, ("scatter", "value"): 70,
-    ("scatter_nd_add", "rule"): 120, ("scatter_nd_add", "duplicates"): 60,
-    ("set_", "storage_view"): 60, ("set_", "tensor"): 50, ("set_", "tensor_view"): 50,
-}
+PER_FAMILY = 32      # cases drawn per family; a strategy module's CORPUS_DRAWS gives its wide families more
 
 
 @contextmanager
@@ -85,19 +79,16 @@ def _draw(strategy, n: int) -> list:
 
 
 def generated_cases() -> list:
-    from .strategies import families
+    from . import strategies
     out = []
-    for op in OPS:
-        for name, strategy in families(op).items():
-            out.extend(draw_examples(strategy, PER_FAMILY_OVERRIDES.get((op, name), PER_FAMILY)))
+    for op in strategies.ops():
+        for name, strategy in strategies.families(op).items():
+            out.extend(draw_examples(strategy, strategies.corpus_draws(op, name, PER_FAMILY)))
     return out
 
 
 def doc_example_cases() -> list:
-    try:
-        from .doc_examples import doc_examples
-    except ImportError:
-        return []
+    from .doc_examples import doc_examples
     return [case for case, _outputs in doc_examples()]
 
 
@@ -107,16 +98,16 @@ def error_case_list() -> list:
 
 
 def with_oracle_clauses(case: Case) -> Case:
-    """The case with every clause the oracle's answer cites added to its own tags."""
+    """The case with every clause the oracle's answer cites added to its own tags.
+
+    The one place a case gets its clause tags: every case maker (strategies.common.make_case, the doc
+    examples, the error cases) calls it, so tags never restate a rule the oracle decides."""
     import oracle
-    expect = getattr(oracle, "expect", None)
-    if expect is None:
-        return case
-    merged = tuple(dict.fromkeys((*case.clauses, *expect(case).clauses)))
+    merged = tuple(dict.fromkeys((*case.clauses, *oracle.expect(case).clauses)))
     if merged == case.clauses:
         return case
     return Case(op=case.op, inputs=case.inputs, params=case.params, clauses=merged, origin=case.origin,
-                label=case.label)
+                label=case.label, id=case.id)
 
 
 def boundary_case_list() -> list:
@@ -130,7 +121,7 @@ def build_corpus() -> list:
     for case in doc_example_cases() + error_case_list() + boundary_case_list() + generated_cases():
         if case.id not in seen:
             seen.add(case.id)
-            out.append(with_oracle_clauses(case))
+            out.append(case)
     return out
 
 
@@ -175,51 +166,79 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def corpus_hash(path=DEFAULT_PATH) -> str:
-    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """"sha256:<hex>" of the file's bytes, read in chunks (a hostile corpus may be any size)."""
+    h = hashlib.sha256()
+    with open_input(path, "corpus file", CorpusError) as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
 
 
 def recorded_hash(path=DEFAULT_PATH) -> str:
     """The hash corpus.sha256 records for the corpus at `path`."""
-    text = hash_path(path).read_text().split()
+    with open_input(hash_path(path), "hash file", CorpusError) as f:
+        text = f.read(4096).split()
     if not text:
-        raise CodecError(f"{hash_path(path)}: empty")
-    return "sha256:" + text[0]
+        raise CorpusError(hash_path(path), 1, "empty")
+    return "sha256:" + text[0].decode("ascii", "replace")
+
+
+class CorpusError(InputFileError, CodecError):
+    """A corpus file refused: names the file, the line and the reason (an InputFileError, exit 3)."""
 
 
 def iter_corpus(path=DEFAULT_PATH) -> Iterator[Case]:
-    """Stream the cases of a corpus file; a malformed one raises CodecError naming file:line."""
+    """Stream the cases of a corpus file; a malformed one raises CorpusError naming file:line.
+
+    Refused: a line over MAX_LINE bytes, bytes that are not UTF-8, JSON that is not strict (see
+    contract/inputfile.py), a field of the wrong type, an array whose declared shape is over the
+    limit, an id that is not the content's hash, an id already seen, a case count other than the
+    header's.  Memory holds one line and the ids seen.
+    """
     path = Path(path)
-    count = 0
-    with open(path, "rb") as f:
-        header = None
-        for lineno, raw in enumerate(f, 1):
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(raw)
-            except (ValueError, RecursionError) as e:    # also ints over 4300 digits, deep nesting
-                raise CodecError(f"{where}: not JSON ({str(e)[:200]})") from None
+    header, lines_of = None, {}
+    with open_input(path, "corpus file", CorpusError) as f:
+        for lineno, raw in read_lines(f, path, MAX_LINE, CorpusError):
+            obj = parse_json(raw, path, lineno, CorpusError)
             if header is None:
-                header = _check_header(obj, where)
+                header = _check_header(obj, path, lineno)
                 continue
             try:
                 case = Case.from_json(obj)
+                _check_op(case)
             except CodecError as e:
-                raise CodecError(f"{where}: {e}") from None
-            count += 1
+                raise CorpusError(path, lineno, str(e)) from None
+            first = lines_of.setdefault(case.id, lineno)
+            if first != lineno:
+                raise CorpusError(path, lineno, f"case id {case.id} already appears at line {first}")
             yield case
     if header is None:
-        raise CodecError(f"{path}:1: empty file, no corpus header")
-    if count != header["cases"]:
-        raise CodecError(f"{path}: header says {header['cases']} cases, the file has {count} (truncated?)")
+        raise CorpusError(path, 1, "empty file, no corpus header")
+    if len(lines_of) != header["cases"]:
+        raise CorpusError(path, 0, f"header says {header['cases']} cases, the file has {len(lines_of)} (truncated?)")
 
 
-def _check_header(obj, where) -> dict:
+def _check_op(case) -> None:
+    # A case enters the suite here: its op must be one the oracle registers (contract.case knows no ops).
+    from oracle.registry import SPECS
+    if case.op not in SPECS:
+        raise CodecError(f"unknown op {short(case.op, 40)}; ops are {', '.join(SPECS)}")
+
+
+# The header's fields and their JSON types; a field of another type is refused.
+_HEADER_TYPES = {"suite_version": str, "generator": dict}
+
+
+def _check_header(obj, path, lineno) -> dict:
     if not isinstance(obj, dict) or obj.get("record") != "corpus":
-        raise CodecError(f'{where}: the first line must be the header {{"record": "corpus", ...}}')
-    if obj.get("schema") != SCHEMA:
-        raise CodecError(f"{where}: corpus schema {obj.get('schema')!r}; this suite reads schema {SCHEMA}")
+        raise CorpusError(path, lineno, 'the first line must be the header {"record": "corpus", ...}')
+    if obj.get("schema") != SCHEMA or type(obj.get("schema")) is not int:
+        raise CorpusError(path, lineno, f"corpus schema {short(obj.get('schema'), 40)}; this suite reads schema {SCHEMA}")
     if type(obj.get("cases")) is not int or obj["cases"] < 0:
-        raise CodecError(f"{where}: header 'cases' must be a non-negative int")
+        raise CorpusError(path, lineno, "header 'cases' must be a non-negative int")
+    for name, typ in _HEADER_TYPES.items():
+        if name in obj and not isinstance(obj[name], typ):
+            raise CorpusError(path, lineno, f"header {name!r} must be {typ.__name__}; got {short(obj[name], 40)}")
     return obj
 
 
@@ -227,8 +246,8 @@ def load_corpus(path=None) -> tuple:
     """(list of Cases, "sha256:<hex>" of the file bytes); default: the shipped corpus."""
     path = Path(path) if path is not None else DEFAULT_PATH
     if not path.exists():
-        raise FileNotFoundError(f"no corpus at {path}" + ("; build it: python -m suites.corpus build"
-                                                          if path == DEFAULT_PATH else ""))
+        raise CorpusError(path, 0, "no corpus here" + ("; build it: python -m suites.corpus build"
+                                                       if path == DEFAULT_PATH else ""))
     return list(iter_corpus(path)), corpus_hash(path)
 
 
@@ -249,7 +268,7 @@ def main(argv=None) -> int:
     try:
         cases, digest = load_corpus(args.path)
         want = recorded_hash(args.path)
-    except (CodecError, OSError) as e:
+    except (InputFileError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if digest != want:

@@ -56,8 +56,13 @@ def pytest_configure(config):
     state = PluginState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(state, "conform-state")
+    state.check_options()       # --case-timeout <= 0, a missing --expectations folder: as conform run refuses them
     if config.getoption("adapter"):
         state.check_names()     # a name that resolves to nothing stops the run before collection
+    if config.getoption("expectations") is not None:
+        state.check_expectations()  # a bad folder or file stops the run before collection, too
+    if config.getoption("corpus") is not None:
+        state.corpus()              # so does a bad --corpus
 
 
 def state_of(config) -> "PluginState":
@@ -87,11 +92,14 @@ class PluginState:
     @property
     def session(self):
         if self._session is None:
-            from .session import RunSession
+            from .session import RunSession, SessionError
             opt = self.config.getoption
-            self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=opt("expectations"),
-                                       case_timeout=opt("case_timeout"), in_process=opt("in_process"),
-                                       profile=_profile_name(self.config))
+            try:        # the options are checked as conform run checks them (session.check_options)
+                self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=opt("expectations"),
+                                           case_timeout=opt("case_timeout"), in_process=opt("in_process"),
+                                           profile=_profile_name(self.config))
+            except SessionError as e:
+                raise pytest.UsageError(str(e)) from None
         return self._session
 
     def _parts_dir(self):
@@ -105,6 +113,14 @@ class PluginState:
         node.workerinput["conform_parts"] = self._parts_dir()
 
     # ---- adapters -------------------------------------------------------------------------
+    def check_options(self):
+        from .session import SessionError, check_options
+        opt = self.config.getoption
+        try:
+            check_options(opt("case_timeout"), 1, opt("expectations"))
+        except SessionError as e:
+            raise pytest.UsageError(str(e)) from None
+
     def check_names(self):
         from adapters.registry import AdapterError, resolve
         for spec in self.config.getoption("adapter"):
@@ -123,6 +139,15 @@ class PluginState:
 
     def handle(self, spec):
         return self.session.handle(spec)
+
+    def check_expectations(self):
+        """Every <adapter>.txt of --expectations read and checked now, so damage is a usage error
+        naming file and line rather than a failure inside the first test that matches one."""
+        from .expectations import ExpectationsError, check_dir
+        try:
+            check_dir(self.config.getoption("expectations"))
+        except ExpectationsError as e:
+            raise pytest.UsageError(f"--expectations: {e}") from None
 
     def corpus(self):
         """The corpus cases of this run (all of them), loaded once per process."""

@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
+from oracle.registry import ops as registered_ops
+from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
 from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
 
@@ -74,6 +76,8 @@ class CorpusSource:
             if path is None and not os.path.exists(self.path):
                 C.load_corpus(None)         # raises the corpus module's own "build it" message
             self.hash = C.corpus_hash(self.path)
+        except InputFileError as e:     # names the file (and line) itself
+            raise SessionError(str(e), EXIT_BAD_INPUT) from None
         except (OSError, ValueError) as e:
             raise SessionError(f"cannot load corpus {self.path}: {e}", EXIT_BAD_INPUT) from None
         self.declared = _declared_count(self.path)
@@ -113,16 +117,36 @@ def adapter_meta(h) -> dict:
     """What the results header records of one open adapter."""
     meta = {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
             "reason": h.reason, "spec": h.spec}
-    for k in ("python", "numpy"):       # the interpreter the worker runs under, where the handle knows it
+    for k in ("python", "python_version", "numpy"):    # the interpreter the worker runs under, where the handle knows it
         if getattr(h, k, None):
             meta[k] = getattr(h, k)
     return meta
 
 
-def run_id_of(corpus_hash, adapters_meta, shard, profile) -> str:
+def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     # Derived from what was run, so two runs of the same commit give identical files apart from timings.
-    blob = json.dumps([corpus_hash, sorted((a["name"], a["version"]) for a in adapters_meta), shard, profile])
+    what = [corpus_hash, sorted((a["name"], a["version"]) for a in adapters_meta), shard, profile]
+    blob = json.dumps(what + [list(ops)] if ops else what)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def check_options(case_timeout=None, copies=1, expectations_dir=None, ops=None) -> None:
+    """The option checks of docs/CLI.md, for every driver (conform run, certify, verify, the pytest plugin):
+    SessionError(EXIT_USAGE) for a value no run can use, SessionError(EXIT_BAD_INPUT) for a folder that is
+    not there (a typo must not silently list no expected divergence)."""
+    if case_timeout is not None and (isinstance(case_timeout, bool) or not isinstance(case_timeout, (int, float))
+                                     or not 0 < case_timeout < float("inf")):
+        raise SessionError(f"--case-timeout must be a number of seconds > 0, got {case_timeout!r}", EXIT_USAGE)
+    if copies is not None and (isinstance(copies, bool) or not isinstance(copies, int) or copies < 1):
+        raise SessionError(f"--jobs must be a whole number >= 1, got {copies!r}", EXIT_USAGE)
+    if expectations_dir is not None and not os.path.isdir(expectations_dir):
+        what = "is not a folder" if os.path.exists(expectations_dir) else "does not exist"
+        raise SessionError(f"--expectations {expectations_dir}: {what} (it must be a folder of <adapter>.txt files)",
+                           EXIT_BAD_INPUT)
+    OPS = registered_ops()
+    unknown = sorted(set(ops or ()) - set(OPS))
+    if unknown:
+        raise SessionError(f"unknown op {', '.join(unknown)}; ops are {', '.join(OPS)}", EXIT_USAGE)
 
 
 @dataclass
@@ -143,7 +167,8 @@ class RunSession:
 
     def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
                  memory_mb=0, profile="ci", shard=None, copies=1, pythons=None, expect=None,
-                 construction_check=False):
+                 construction_check=False, ops=None):
+        check_options(case_timeout, copies, expectations_dir, ops)
         self.explicit = bool(specs)
         self.specs = list(specs) if specs else None
         self.corpus_path = corpus
@@ -155,6 +180,7 @@ class RunSession:
         self.pythons = dict(pythons or {})
         self._expect = expect
         self.construction_check = construction_check
+        self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
         self._source = None
         self.handle_sets: list = []
         self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
@@ -174,9 +200,9 @@ class RunSession:
         return f"{self.k}/{self.n}"
 
     def cases(self, op: Optional[str] = None) -> Iterator:
-        """The corpus cases of this shard (of one op, if given), streamed."""
+        """The corpus cases of this shard and of the session's ops (of one op, if given), streamed."""
         for c in self.source:
-            if (op is None or c.op == op) and in_shard(c.id, self.k, self.n):
+            if (op is None or c.op == op) and (not self.ops or c.op in self.ops) and in_shard(c.id, self.k, self.n):
                 yield c
 
     # ---- adapters -------------------------------------------------------------------------
@@ -280,12 +306,15 @@ class RunSession:
     # ---- header ---------------------------------------------------------------------------
     def run_id(self, adapters_meta=None) -> str:
         meta = self.adapters_meta() if adapters_meta is None else adapters_meta
-        return run_id_of(self.source.hash, meta, self.shard, self.profile)
+        return run_id_of(self.source.hash, meta, self.shard, self.profile, self.ops)
 
     def header(self, adapters_meta=None) -> dict:
         meta = self.adapters_meta() if adapters_meta is None else adapters_meta
-        return run_record(self.run_id(meta), self.source.hash, self.source.declared, meta, profile=self.profile,
-                          shard=self.shard)
+        header = run_record(self.run_id(meta), self.source.hash, self.source.declared, meta, profile=self.profile,
+                            shard=self.shard)
+        if self.ops:
+            header["ops"] = list(self.ops)      # conform certify --op: docs/RESULTS.md
+        return header
 
     # ---- judging ----------------------------------------------------------------------------
     def expectation(self, case):
@@ -361,11 +390,18 @@ class RunSession:
                     yield window.popleft().result()
             while window:
                 yield window.popleft().result()
-        finally:
+        except BaseException:
+            # Ctrl-C, or the caller stopped early: an interrupt must not wait for a hanging case.  Kill
+            # every worker (abort: no descriptor is closed under a thread still reading it), so each
+            # thread's wait ends at once and the threads can be joined before close().
             for f in window:
                 f.cancel()
-            # An interrupt must not wait for a hanging case: the workers are killed by close().
-            ex.shutdown(wait=False, cancel_futures=True)
+            for hs in sets:
+                for h in hs:
+                    h.abort()
+            raise
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, case, handles, skip):
         todo = [h for h in handles if not skip(case, h.name)]

@@ -12,10 +12,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from contract.case import OPS, Case
+from contract.case import Case
 from contract.dtypes import BFLOAT16, to_dtype
 from oracle import boundary as bd
 from oracle.domains import DOMAINS, coverage, hits
+
+OPS = tuple(DOMAINS)      # every op the oracle registers has its table (test_every_registered_op_has_a_domain)
 from suites import corpus as C
 from suites.boundary_cases import float_edges, payload_nan
 
@@ -56,6 +58,11 @@ NO_CLASS_OF_KIND = {
     ("setitem", "rounding"): "the only scalar is an int into DT_INT32; a tensor value has the target's dtype",
     ("scatter", "default"): "dim, index and src (or value) are all required; the page names no default",
 }
+
+
+def test_every_registered_op_has_a_domain():
+    from oracle.registry import ops
+    assert set(ops()) == set(DOMAINS), f"actual: tables for {sorted(DOMAINS)}; expected: one per op, {sorted(ops())}"
 
 
 def test_every_row_is_well_formed():
@@ -162,7 +169,7 @@ def test_the_report_counts_each_case_once_per_class(tmp_path):
     f32 = Case("clip", {"x": np.zeros((1, 1, 1, 1), np.float32)}, {"max": {"kind": "float", "value": 0.1}})
     recs = [case_record(c, a, "pass") for c in (f16, f32) for a in ("oracle", "torch")]
     # a case the report cannot decode is a case of the run that hits no class
-    recs.append(dict(case_record(f32, "vendor", "pass"), case_id="0" * 16, case={"op": "clip"}))
+    recs.append(dict(case_record(f32, "vendor", "pass"), case_id="0" * 16, case=dict(f32.to_json(), id="0" * 16)))
     write_results(tmp_path / "r.jsonl", recs)
     write_report([tmp_path / "r.jsonl"], tmp_path / "out")
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())

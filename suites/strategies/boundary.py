@@ -55,7 +55,7 @@ def setitem_edges(draw):
     target = np.zeros(value.size + start, dtype_from_name(dt))
     key = {"slice": [start, None, None]} if start or coin(draw) else {"slice": [None, None, None]}
     inputs = {"target": target, "value": value}
-    return make_case("setitem", inputs, {"key": key}, (), _label("setitem", "edges moved", inputs))
+    return make_case("setitem", inputs, {"key": key}, _label("setitem", "edges moved", inputs))
 
 
 @st.composite
@@ -66,14 +66,14 @@ def clip_boundary(draw):
         x = (x[~np.isnan(x.astype(np.float64))] if coin(draw) else x).reshape(1, -1)
         kind, one = ("float", 1.0) if dt in FLOATS else ("int", 1)
         bounds = {"min": {"kind": kind, "value": -one}, "max": {"kind": kind, "value": one}} if coin(draw) else {}
-        return make_case("clip", {"x": x}, bounds, (), _label("clip", "edges", {"x": x}))
+        return make_case("clip", {"x": x}, bounds, _label("clip", "edges", {"x": x}))
     dt = pick(draw, ROUNDED)
     v = rounded_value(draw, dt)
     which = pick(draw, ("min", "max"))
     kind = pick(draw, ("float", "element"))
     bound = {"kind": kind, "value": v, **({"dtype": dt} if kind == "element" else {})}
     x = around(dt, v).reshape(1, -1)
-    return make_case("clip", {"x": x}, {which: bound}, (), _label("clip", f"{which} {v!r} rounds", {"x": x}))
+    return make_case("clip", {"x": x}, {which: bound}, _label("clip", f"{which} {v!r} rounds", {"x": x}))
 
 
 @st.composite
@@ -85,13 +85,13 @@ def scatter_boundary(draw):
         self_ = np.zeros((2, n), dtype_from_name(dt))
         index = np.array([[ints(draw, 0, n - 1)], [ints(draw, 0, n - 1)]], np.int64)
         inputs = {"input": self_, "index": index}
-        return make_case("scatter", inputs, {"dim": 1, "inplace": coin(draw), "value": v}, (),
+        return make_case("scatter", inputs, {"dim": 1, "inplace": coin(draw), "value": v},
                          _label("scatter", f"value {v!r} rounds", inputs))
     dt = pick(draw, FLOATS + INTS)
     src = edge_array(draw, dt)
     index = np.random.RandomState(ints(draw, 0, 2**16)).permutation(src.size).astype(np.int64)
     inputs = {"input": np.ones(src.size, src.dtype), "index": index, "src": src}
-    return make_case("scatter", inputs, {"dim": 0, "inplace": coin(draw)}, (), _label("scatter", "edges", inputs))
+    return make_case("scatter", inputs, {"dim": 0, "inplace": coin(draw)}, _label("scatter", "edges", inputs))
 
 
 @st.composite
@@ -107,14 +107,14 @@ def scatter_nd_add_boundary(draw):
         x = np.array([lo, hi], np.float64).astype(dtype_from_name(dt))
         upd = np.array([u, -u if coin(draw) else u], np.float64).astype(dtype_from_name(dt))
         inputs = {"x": x, "indices": np.array([[0], [1]], idx_dt), "updates": upd}
-        return make_case("scatter_nd_add", inputs, {}, (), _label("scatter_nd_add", "sums on ties", inputs))
+        return make_case("scatter_nd_add", inputs, {}, _label("scatter_nd_add", "sums on ties", inputs))
     dt = pick(draw, FLOATS + INTS)
     x = edge_array(draw, dt)
     k = ints(draw, 1, x.size)
     rows = np.random.RandomState(ints(draw, 0, 2**16)).permutation(x.size)[:k]
     upd = edge_array(draw, dt)[:k]
     inputs = {"x": x, "indices": rows.reshape(k, 1).astype(idx_dt), "updates": upd}
-    return make_case("scatter_nd_add", inputs, {}, (), _label("scatter_nd_add", "edges", inputs))
+    return make_case("scatter_nd_add", inputs, {}, _label("scatter_nd_add", "edges", inputs))
 
 
 @st.composite
@@ -125,7 +125,7 @@ def set_boundary(draw):
         n = ints(draw, 1, 4)
         inputs = {"target": np.zeros(n, dtype_from_name(dt)), "source": np.zeros(n, dtype_from_name(dt))}
         kind = pick(draw, ("storage", "tensor"))
-        return make_case("set_", inputs, {"source_kind": kind, "probe": v}, (),
+        return make_case("set_", inputs, {"source_kind": kind, "probe": v},
                          _label("set_", f"fill {v!r} rounds", inputs))
     dt = pick(draw, FLOATS + INTS)
     source = edge_array(draw, dt)
@@ -135,7 +135,7 @@ def set_boundary(draw):
     if coin(draw):      # a view that ends on the storage's last element: offset 1, the rest of the storage
         params.update(storage_offset=1, size=[source.size - 1], stride=[1])
         inputs["target"] = np.zeros(source.size - 1, source.dtype)
-    return make_case("set_", inputs, params, (), _label("set_", "edges", inputs))
+    return make_case("set_", inputs, params, _label("set_", "edges", inputs))
 
 
 FAMILIES = {
