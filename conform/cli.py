@@ -1,4 +1,4 @@
-"""`conform`: run the corpus through adapters, list adapters; report commands plug in (reports.commands).
+"""`conform`: run the corpus through adapters, list adapters; report commands plug in (conform.commands).
 
 Exit codes (docs/CLI.md): 0 conformant or only listed divergences, 1 unlisted
 divergences, 2 usage, 3 bad input file, 4 --resume of an incompatible run,
@@ -115,12 +115,8 @@ def build_parser():
     from . import selftest
     selftest.register(sub)
 
-    try:
-        from reports.commands import register
-    except ImportError:
-        pass
-    else:
-        register(sub)
+    from .commands import register
+    register(sub)
     return parser
 
 

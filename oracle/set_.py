@@ -212,8 +212,9 @@ def solve(target, kind, storage, src_view, args, probe=None, other_device=False)
     if probe is not None and self_.size:
         with np.errstate(all="ignore"):
             np.copyto(self_, fill_value(self_.dtype, probe), casting="unsafe")  # ST-ALIAS: shows through the source
-    return ({"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(np.array(source_seen))},
-            clauses)
+    # a Storage source is seen whole: it is this call's own copy already, so it needs no second one
+    after = source_seen if source_seen is storage else np.array(source_seen)
+    return {"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(after)}, clauses
 
 
 # ---- the documented domain (oracle/boundary.py; docs/CASES.md, "Domain coverage") -----------------

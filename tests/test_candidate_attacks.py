@@ -372,10 +372,10 @@ def test_the_recreated_folder_is_reported_on_the_case_that_removed_it():
 
 def test_the_candidates_import_available_and_version_never_run_in_the_harness(pid_dir, tmp_path):
     from adapters.registry import info
-    from reports.certify import _check_adapter
+    from conform.certify import probe_adapter
     i = info("spy_adapter:Spy")
     assert (i.name, i.version, i.available, i.numpy) == ("spy", "1.0-spy", True, np.__version__)
-    _check_adapter("spy_adapter:Spy")
+    probe_adapter("spy_adapter:Spy")
     corpus = tmp_path / "c.jsonl"
     write_corpus(str(corpus), [clip_case("ok")])
     result = runner.run(["spy_adapter:Spy"], corpus=str(corpus), out_dir=str(tmp_path / "out"))
