@@ -76,11 +76,25 @@ def holds(dt, v) -> bool:
 
 
 def to_dtype(dt, v) -> np.ndarray:
-    """The 0-d array of `v` in `dt` (round to nearest for floats). Call `holds` first for ints."""
+    """The 0-d array of `v` in `dt` (round to nearest, ties to even, for floats). Call `holds` first for ints."""
     with np.errstate(over="ignore", invalid="ignore"):
+        if dtype_name(dt) == "bfloat16":
+            return _to_bfloat16(float(v))
         if is_float(dt):
             return np.array(float(v), dtype=np.float64).astype(dt)
         return np.array(int(v), dtype=dt)
+
+
+def _to_bfloat16(v: float) -> np.ndarray:
+    # ml_dtypes casts float64 to bfloat16 through float32, rounding twice: 1 + 2**-8 + 2**-40 lands on the
+    # tie 1 + 2**-8 and then goes to 1.0, not to the nearer 1 + 2**-7.  Rounding to odd first (truncate to
+    # float32, then set the last bit if anything was cut off) keeps the information the second rounding needs.
+    f = np.array(v, dtype=np.float64).astype(np.float32)
+    if math.isfinite(v) and float(f) != v:
+        if abs(float(f)) > abs(v):
+            f = np.nextafter(f, np.float32(0), dtype=np.float32)
+        f = (np.asarray(f).view(np.uint32) | np.uint32(1)).view(np.float32)
+    return np.asarray(f).astype(BFLOAT16)
 
 
 def is_number(v) -> bool:
