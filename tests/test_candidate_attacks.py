@@ -48,6 +48,7 @@ _BEFORE = {"pids": set(), "folders": set()}
 
 @pytest.fixture(autouse=True)
 def _others_before():
+    _BEFORE["folders"] = set()      # scratch_folders() leaves out what is in here: take the snapshot whole
     _BEFORE["pids"] = set(worker_processes(os.getpid(), everything=True))
     _BEFORE["folders"] = set(scratch_folders())
     yield
