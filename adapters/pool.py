@@ -2,7 +2,8 @@
 
 Both handles offer the same interface: `name`, `version`, `execution`,
 `available`, `reason`, `ops`, `run(case, timeout=None) -> Outcome`,
-`native_api(op, case)`, `repro(case)`, `close()`.
+`native_api(op, case)`, `repro(case)`, `close()`; `python`, `python_version` and `numpy` say
+which interpreter runs the adapter (adapters.environments chooses it) and its NumPy.
 
 The worker handle restarts the worker lazily after a crash or a timeout, turns
 a death by signal into a CRASHED outcome carrying the signal and a hang into
@@ -25,8 +26,9 @@ from typing import Optional
 
 from . import wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome
+from .environments import is_this_interpreter
 from .registry import AdapterError
-from .worker import read_capped
+from .worker import interpreter, read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
 # A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
@@ -38,10 +40,46 @@ PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0):
+def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0, python=None):
+    """`python`: the interpreter of the worker (None: this one); in-process needs this one."""
     if in_process:
+        if not is_this_interpreter(python):
+            raise AdapterError(f"adapter {spec!r} cannot run in-process: it is set to run under {python}")
         return InProcessHandle(spec)
-    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb)
+    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb, python=python)
+
+
+def probe(spec: str, python=None, timeout: float = 120.0) -> dict:
+    """The hello of `spec` under `python` without starting a worker or its framework (adapters.worker
+    --probe): name, version, available, reason, python, numpy.  Raises AdapterError when it gives none."""
+    import json
+    python = python or sys.executable
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
+    cmd = [python, "-m", "adapters.worker", spec, "--probe"]
+    try:
+        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=timeout,
+                              cwd=tempfile.gettempdir(), start_new_session=True)
+    except OSError as e:
+        raise AdapterError(f"adapter {spec!r}: cannot run {python}: {e.strerror or e}") from None
+    except subprocess.TimeoutExpired:
+        raise AdapterError(f"adapter {spec!r}: no answer from {python} within {timeout:g} s") from None
+    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    try:
+        msg = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        tail = done.stderr.decode("utf-8", "replace").strip()[-2000:]
+        raise AdapterError(f"adapter {spec!r} cannot be loaded under {python} (exit status "
+                           f"{done.returncode})" + (f"\n{tail}" if tail else "")) from None
+    if msg.get("type") != "hello":
+        raise AdapterError(f"adapter {spec!r} cannot be loaded under {python}: {msg.get('message', msg)}")
+    return msg
+
+
+def header_entry(h) -> dict:
+    """What the results header records of an open handle (docs/RESULTS.md)."""
+    return {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
+            "reason": h.reason, "spec": h.spec, "python": h.python, "python_version": h.python_version,
+            "numpy": h.numpy}
 
 
 class InProcessHandle:
@@ -61,6 +99,7 @@ class InProcessHandle:
         self.ops = tuple(self.adapter.ops)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
+        self.python, self.python_version, self.numpy = interpreter()
         if self.available:
             self.adapter.setup()
             from .worker import safe_call
@@ -93,8 +132,9 @@ class WorkerHandle:
 
     isolated = True
 
-    def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python: str = sys.executable):
-        self.spec, self.memory_mb, self.python = spec, memory_mb, python
+    def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python=None):
+        self.spec, self.memory_mb = spec, memory_mb
+        self._python = python or sys.executable
         self.proc = None
         self.restarts = 0
         self._desc = (None, "", "")       # (case id, native_api, repro) of the last describe()
@@ -114,6 +154,9 @@ class WorkerHandle:
         self.execution = f"{hello['execution']}, in a worker process"
         self.ops = tuple(hello["ops"])
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
+        # the interpreter as the worker itself reports it
+        self.python, self.python_version, self.numpy = (str(hello.get(k, ""))
+                                                        for k in ("python", "python_version", "numpy"))
 
     # ---- process management -------------------------------------------------------------
     def _start(self) -> dict:
@@ -125,21 +168,24 @@ class WorkerHandle:
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
         env = dict(os.environ)
-        # The worker sees the modules this process sees, so module:Class specs resolve the same way.
-        paths = [_REPO_ROOT, os.getcwd(), *[os.path.abspath(p) for p in sys.path if p]]
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env["PYTHONPATH"] = os.pathsep.join(_worker_path(self._python))
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
         # Marks every process the candidate starts, so _stop finds daemons that left the session too.
         env[_MARK] = self._cwd
-        cmd = [self.python, "-m", "adapters.worker", self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
+        cmd = [self._python, "-m", "adapters.worker", self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
                                          stdout=self._err, stderr=self._err, cwd=self._cwd, env=env,
                                          start_new_session=True)
+        except OSError as e:        # no such interpreter, not executable, not a program
+            self._wfd, self._rfd = from_c, to_c
+            self._stop()
+            raise AdapterError(f"adapter {self.spec!r} failed to start: cannot run {self._python}: "
+                               f"{e.strerror or e}") from None
         finally:
             os.close(to_w)
             os.close(from_w)
@@ -152,7 +198,8 @@ class WorkerHandle:
             why = head.get("message") if head else "the worker died or did not answer while starting"
             tail = self._stderr()
             self._stop()
-            raise AdapterError(f"adapter {self.spec!r} failed to start: {why}" + (f"\n{tail}" if tail else ""))
+            under = "" if is_this_interpreter(self._python) else f" under {self._python}"
+            raise AdapterError(f"adapter {self.spec!r} failed to start{under}: {why}" + (f"\n{tail}" if tail else ""))
         return head
 
     def _stop(self):
@@ -369,6 +416,33 @@ class _Item:
     data: bytes                     # the encoded request
     limit: float                    # seconds the worker gets once it starts on it
     sent_at: Optional[float] = None
+
+
+def _worker_path(python) -> list:
+    """PYTHONPATH for a worker: this checkout first, so the worker side imports from it.
+
+    Under this interpreter the worker sees every module this process sees, so module:Class specs
+    resolve the same way.  Under another one, only the folders that belong to no installation (the
+    working directory, PYTHONPATH, a vendor's checkout): this environment's site-packages and standard
+    library would shadow the other's own (its NumPy, its Python version's modules)."""
+    paths = [_REPO_ROOT, os.getcwd()]
+    same = is_this_interpreter(python)
+    for p in sys.path:
+        if p and (same or not _installed(os.path.abspath(p))):
+            paths.append(os.path.abspath(p))
+    return list(dict.fromkeys(paths))
+
+
+def _installed(path) -> bool:
+    import site
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    try:
+        roots.add(site.getusersitepackages())
+    except AttributeError:      # a site module without user site-packages (embedded Pythons)
+        pass
+    parts = path.split(os.sep)
+    return ("site-packages" in parts or "dist-packages" in parts
+            or any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots if r))
 
 
 def _write_all(fd, data):

@@ -28,6 +28,7 @@ class AdapterInfo:
     version: str
     available: bool
     reason: str
+    python: str = ""        # the interpreter that was asked, where it is not this one (adapters.environments)
 
 
 def known() -> dict:

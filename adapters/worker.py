@@ -1,5 +1,9 @@
 """The adapter worker process: `python -m adapters.worker SPEC --rfd R --wfd W [--memory-mb M]`.
 
+`python -m adapters.worker SPEC --probe` only loads the adapter and prints its hello (availability,
+version, interpreter) as the last line of stdout: how the harness asks an adapter that runs under
+another interpreter whether it is available there, without starting its framework.
+
 It loads one adapter, calls its setup() once, then answers requests on the
 two protocol pipes (adapters.wire).  The candidate's own stdout is pointed at
 stderr, which the client captures per case, so nothing a framework prints can
@@ -11,6 +15,7 @@ import argparse
 import ctypes
 import faulthandler
 import os
+import platform
 import sys
 import time
 
@@ -53,11 +58,18 @@ def safe_call(f, *args) -> str:
         return f"<{getattr(f, '__name__', 'call')} failed: {type(e).__name__}>"
 
 
+def interpreter() -> tuple:
+    """(path, Python version, NumPy version) of the interpreter running this code."""
+    return sys.executable, platform.python_version(), np.__version__
+
+
 def hello(adapter) -> dict:
     ok, reason = adapter.available()
+    python, python_version, numpy_version = interpreter()
     return {"type": "hello", "pid": os.getpid(), "name": adapter.name,
             "version": safe_call(adapter.version), "available": bool(ok), "reason": reason or "",
-            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout}
+            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout,
+            "python": python, "python_version": python_version, "numpy": numpy_version}
 
 
 class _Hygiene:
@@ -188,10 +200,15 @@ OUTPUT_LIMIT = 1 << 30      # bytes the worker may write to one file (its captur
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m adapters.worker")
     ap.add_argument("spec")
-    ap.add_argument("--rfd", type=int, required=True)
-    ap.add_argument("--wfd", type=int, required=True)
+    ap.add_argument("--rfd", type=int)
+    ap.add_argument("--wfd", type=int)
     ap.add_argument("--memory-mb", type=int, default=0)
+    ap.add_argument("--probe", action="store_true", help="print the adapter's hello and exit")
     args = ap.parse_args(argv)
+    if args.probe:
+        return _probe(args.spec)
+    if args.rfd is None or args.wfd is None:
+        ap.error("--rfd and --wfd are required (or --probe)")
     _die_with_parent()
     # The candidate's prints go to the captured stderr, never onto a protocol pipe.
     os.dup2(2, 1)
@@ -217,6 +234,19 @@ def main(argv=None) -> int:
         wire.send(args.wfd, {"type": "fatal", "message": f"{type(e).__name__}: {msg}"})
         return 3
     serve(adapter, args.rfd, args.wfd)
+    return 0
+
+
+def _probe(spec) -> int:
+    import json
+
+    from .registry import load
+    try:
+        msg = hello(load(spec))
+    except BaseException as e:      # noqa: BLE001 - whatever loading a candidate raises is its reason
+        msg = {"type": "fatal", "message": f"{type(e).__name__}: {Outcome.raised(e).message}"}
+    sys.stdout.write("\n" + json.dumps(msg) + "\n")
+    sys.stdout.flush()
     return 0
 
 

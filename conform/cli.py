@@ -47,9 +47,11 @@ def build_parser():
     p.add_argument("--expectations", metavar="DIR",
                    help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     p.add_argument("--no-report", action="store_true", help="write results only")
+    _python_option(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
+    _python_option(p)
     p.set_defaults(func=cmd_adapters)
 
     try:
@@ -61,10 +63,34 @@ def build_parser():
     return parser
 
 
+def _python_option(p):
+    p.add_argument("--python", action="append", metavar="NAME=PATH",
+                   help="run adapter NAME's worker under the interpreter PATH (repeatable; "
+                        "also set in conform.toml or pyproject.toml: docs/CLI.md)")
+
+
+def _pythons(args):
+    """{NAME: PATH} from --python, or an exit code after printing why not."""
+    from adapters.environments import InterpreterError, parse_option
+    try:
+        return parse_option(args.python)
+    except InterpreterError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+
+
 def cmd_adapters(args) -> int:
-    from adapters.registry import available_adapters
-    rows = [(i.name, i.version or "-", "yes" if i.available else "no", i.reason or "", i.spec)
-            for i in available_adapters()]
+    from adapters.environments import InterpreterError, available_adapters
+    pythons = _pythons(args)
+    if isinstance(pythons, int):
+        return pythons
+    try:
+        infos = available_adapters(pythons)
+    except InterpreterError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    rows = [(i.name, i.version or "-", "yes" if i.available else "no", i.reason or "",
+             i.spec + (f"  (python: {i.python})" if i.python else "")) for i in infos]
     widths = [max(len(r[c]) for r in rows + [("adapter", "version", "available", "", "")]) for c in range(3)]
     print(f"{'adapter':<{widths[0]}}  {'version':<{widths[1]}}  {'available':<{widths[2]}}  source / reason")
     for name, ver, ok, reason, spec in rows:
@@ -72,13 +98,30 @@ def cmd_adapters(args) -> int:
     return 0
 
 
-def default_adapters() -> list:
-    from adapters.registry import available_adapters
-    return [i.name for i in available_adapters() if i.available]
+def default_adapters(pythons=None) -> list:
+    """Every available adapter, each asked under its own interpreter.  Raises InterpreterError for a
+    config file that cannot be read, or for an adapter given --python that cannot run there."""
+    from adapters.environments import InterpreterError, available_adapters
+    infos = available_adapters(pythons)
+    for i in infos:
+        if i.name in (pythons or {}) and not i.available:
+            raise InterpreterError(f"adapter {i.name!r} is not available: {i.reason}", runner.EXIT_ADAPTER)
+    return [i.name for i in infos if i.available]
 
 
 def cmd_run(args) -> int:
-    specs = args.adapter or default_adapters()
+    pythons = _pythons(args)
+    if isinstance(pythons, int):
+        return pythons
+    if args.adapter:
+        specs = args.adapter
+    else:
+        from adapters.environments import InterpreterError
+        try:
+            specs = default_adapters(pythons)
+        except InterpreterError as e:       # a conform.toml or pyproject.toml that cannot be read
+            print(f"conform: error: {e}", file=sys.stderr)
+            return e.exit_code
     if not specs:
         print("conform: error: no adapter is available (see `conform adapters`)", file=sys.stderr)
         return runner.EXIT_ADAPTER
@@ -89,7 +132,7 @@ def cmd_run(args) -> int:
         result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
-                            expectations_dir=args.expectations)
+                            expectations_dir=args.expectations, pythons=pythons)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()

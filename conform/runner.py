@@ -172,8 +172,10 @@ def _drop_torn_tail(path):
 
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None) -> RunResult:
+        memory_mb=0, expect=None, pythons=None) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class).
+
+    `pythons`: {adapter: interpreter path} from the command line; the rest as adapters.environments says.
 
     `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
     called after each case.  Never raises for a bad input: the RunResult's exit_code says.
@@ -181,14 +183,15 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
     t0 = time.monotonic()
     try:
         return _run(list(adapters), corpus, out_dir, case_timeout, max(1, int(jobs or 1)), in_process,
-                    profile, resume, shard, progress, expectations_dir, memory_mb, expect, t0)
+                    profile, resume, shard, progress, expectations_dir, memory_mb, expect, t0, pythons or {})
     except RunError as e:
         return RunResult(e.exit_code, os.path.join(out_dir, "results.jsonl"), message=str(e),
                          elapsed_s=time.monotonic() - t0)
 
 
 def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume, shard, progress,
-         expectations_dir, memory_mb, expect, t0):
+         expectations_dir, memory_mb, expect, t0, pythons):
+    from adapters.pool import header_entry
     from suites.expectations import Expectations, ExpectationsError
     if not specs:
         raise RunError("no adapter given", EXIT_USAGE)
@@ -199,7 +202,7 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
         jobs = 1    # in-process adapters share one interpreter: frameworks like pypto are not thread-safe
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "results.jsonl")
-    handle_sets = _open_handles(specs, in_process, case_timeout, memory_mb, jobs)
+    handle_sets = _open_handles(specs, in_process, case_timeout, memory_mb, jobs, pythons)
     try:
         first = handle_sets[0]
         names = [h.name for h in first]
@@ -209,8 +212,7 @@ def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume
             expectations = {h.name: Expectations.for_adapter(h.name, expectations_dir) for h in first}
         except ExpectationsError as e:
             raise RunError(str(e), EXIT_BAD_INPUT) from None
-        adapters_meta = [{"name": h.name, "version": h.version, "execution": h.execution,
-                          "available": h.available, "reason": h.reason, "spec": h.spec} for h in first]
+        adapters_meta = [header_entry(h) for h in first]
         shard_text = f"{k}/{n}"
         run_id = _run_id(corpus_hash, adapters_meta, shard_text, profile)
         header = run_record(run_id, corpus_hash, source.declared, adapters_meta, profile=profile, shard=shard_text)
@@ -290,10 +292,32 @@ def _run_id(corpus_hash, adapters_meta, shard, profile) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _open_handles(specs, in_process, case_timeout, memory_mb, jobs):
+def _interpreters(specs, in_process, pythons) -> dict:
+    """spec -> the Python its worker runs under (adapters.environments); None: this one."""
+    from adapters.environments import InterpreterError, interpreter_for
+    unknown = sorted(set(pythons) - set(specs))
+    if unknown:
+        raise RunError(f"--python names {', '.join(unknown)}, which this run does not run "
+                       f"(adapters: {', '.join(specs)})", EXIT_USAGE)
+    if in_process:
+        if pythons:
+            raise RunError("--python and --in-process exclude each other: an in-process adapter runs "
+                           "in this interpreter", EXIT_USAGE)
+        return {spec: None for spec in specs}
+    try:
+        return {spec: interpreter_for(spec, pythons) for spec in specs}
+    except InterpreterError as e:
+        raise RunError(str(e), e.exit_code) from None
+
+
+def _open_handles(specs, in_process, case_timeout, memory_mb, jobs, pythons=None):
+    from adapters.environments import is_this_interpreter
     from adapters.pool import open_handle
     from adapters.registry import AdapterError, load
+    python = _interpreters(specs, in_process, pythons or {})
     for spec in specs:      # fail fast, before any worker starts, on names that do not resolve
+        if not is_this_interpreter(python[spec]):
+            continue        # only its own interpreter can tell (its worker's hello, below)
         try:
             a = load(spec)
             ok, reason = a.available()
@@ -307,9 +331,12 @@ def _open_handles(specs, in_process, case_timeout, memory_mb, jobs):
             hs = []
             sets.append(hs)
             for spec in specs:
-                h = open_handle(spec, in_process=in_process, case_timeout=case_timeout, memory_mb=memory_mb)
+                h = open_handle(spec, in_process=in_process, case_timeout=case_timeout, memory_mb=memory_mb,
+                                python=python[spec])
                 h.spec = spec
                 hs.append(h)
+                if not h.available:
+                    raise AdapterError(f"adapter {spec!r} is not available under {h.python}: {h.reason}")
     except AdapterError as e:
         for hs in sets:
             for h in hs:

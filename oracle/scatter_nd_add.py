@@ -10,7 +10,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from contract.dtypes import DOCUMENTED, dtype_name, is_float
+from contract.dtypes import DOCUMENTED, cast, dtype_name, is_float
 from .errors import Open, SpecError
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 
@@ -96,7 +96,7 @@ def _float_sum(x2, rows, u2, counts):
     w = u2.astype(np.float64).ravel()
     s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
-        value = s.astype(dt).reshape(x2.shape)
+        value = cast(s, dt).reshape(x2.shape)
     if not (counts > 1).any():
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
     k = (counts if cols == 1 else np.repeat(counts, cols)).astype(np.float64)

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .errors import Open, SpecError
+from contract.dtypes import cast
 from contract.expectation import EXACT, ExpectedArray
 
 MAX_DIMS = 8        # ST-E-MAXDIM
@@ -201,7 +202,9 @@ def solve(target, kind, storage, src_view, args, probe=None, other_device=False)
     before = np.array(self_, copy=True)
     if probe is not None and self_.size:
         with np.errstate(all="ignore"):
-            np.copyto(self_, probe, casting="unsafe")   # ST-ALIAS: the fill shows through the source
+            # ST-ALIAS: the fill shows through the source.  From an array, not a Python scalar: NumPy 2
+            # refuses an out-of-range Python int even under casting="unsafe"; an array wraps on both majors.
+            np.copyto(self_, cast(np.asarray(probe), self_.dtype))
     return ({"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(np.array(source_seen))},
             clauses)
 

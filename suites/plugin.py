@@ -46,6 +46,8 @@ def pytest_addoption(parser):
                 help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     g.addoption("--case-timeout", type=float, default=None, metavar="S", help="seconds per case in a worker")
     g.addoption("--in-process", action="store_true", default=False, help="run adapters in the pytest process")
+    g.addoption("--python", action="append", default=None, metavar="NAME=PATH",
+                help="run adapter NAME's worker under the interpreter PATH (as `conform run --python`)")
 
 
 def pytest_configure(config):
@@ -87,19 +89,22 @@ class _State:
     def selected(self) -> list:
         """The adapter specs under test; a usage error names the available ones and why others are not."""
         if self._selected is None:
-            from adapters.registry import AdapterError, known, load
+            from adapters.environments import InterpreterError, ask, configured
+            from adapters.registry import info, known
             given = self.config.getoption("adapter")
             specs = given or sorted(known())
             chosen, refused = [], []
+            try:
+                files = configured()
+            except InterpreterError as e:
+                raise pytest.UsageError(str(e)) from None
             for spec in specs:
-                try:
-                    ok, reason = load(spec).available()
-                except AdapterError as e:
-                    ok, reason = False, str(e)
-                (chosen if ok else refused).append(spec if ok else f"{spec}: {reason}")
+                # in-process, every adapter runs here; else each is asked under its own interpreter
+                i = info(spec) if self.config.getoption("in_process") else ask(spec, self.pythons(), files=files)
+                (chosen if i.available else refused).append(spec if i.available else f"{spec}: {i.reason}")
             if given and refused:
-                from adapters.registry import available_adapters
-                infos = available_adapters()
+                from adapters.environments import available_adapters
+                infos = available_adapters(self.pythons())
                 avail = [i.name for i in infos if i.available]
                 others = [f"{i.name} ({i.reason})" for i in infos if not i.available]
                 raise pytest.UsageError("--adapter: " + "; ".join(refused) +
@@ -108,11 +113,20 @@ class _State:
             self._selected = chosen
         return self._selected
 
+    def pythons(self) -> dict:
+        from adapters.environments import InterpreterError, parse_option
+        try:
+            return parse_option(self.config.getoption("python"))
+        except InterpreterError as e:
+            raise pytest.UsageError(str(e)) from None
+
     def handle(self, spec):
         if spec not in self._handles:
+            from adapters.environments import interpreter_for
             from adapters.pool import open_handle
-            h = open_handle(spec, in_process=self.config.getoption("in_process"),
-                            case_timeout=self.config.getoption("case_timeout"))
+            in_process = self.config.getoption("in_process")
+            h = open_handle(spec, in_process=in_process, case_timeout=self.config.getoption("case_timeout"),
+                            python=None if in_process else interpreter_for(spec, self.pythons()))
             h.spec = spec
             self._handles[spec] = h
         return self._handles[spec]
@@ -149,8 +163,8 @@ class _State:
     def _header(self):
         from reports.results import run_record
         cases, corpus_hash = self._corpus or ((), "")
-        adapters = [{"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
-                     "reason": h.reason, "spec": spec} for spec, h in self._handles.items()]
+        from adapters.pool import header_entry
+        adapters = [header_entry(h) for h in self._handles.values()]
         return run_record(self._run_id(), corpus_hash, len(cases), adapters, profile=_profile_name(self.config))
 
     def pytest_sessionfinish(self, session):
