@@ -127,7 +127,10 @@ def interpreter_for(name: str, overrides=None, cwd=None) -> str:
 
 
 def check(python: str, what: str) -> None:
-    if os.path.isdir(python) or not os.path.isfile(python):
+    if os.path.isdir(python):
+        raise InterpreterError(f"the Python for adapter {what} is a folder, not an interpreter: {python}",
+                               EXIT_ADAPTER)
+    if not os.path.isfile(python):
         raise InterpreterError(f"the Python for adapter {what} does not exist: {python}", EXIT_ADAPTER)
     if not os.access(python, os.X_OK):
         raise InterpreterError(f"the Python for adapter {what} is not executable: {python}", EXIT_ADAPTER)

@@ -57,19 +57,23 @@ def probe(spec: str, python=None, timeout: float = 120.0) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
     cmd = [python, "-m", "adapters.worker", spec, "--probe"]
     try:
-        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=timeout,
-                              cwd=tempfile.gettempdir(), start_new_session=True)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, cwd=tempfile.gettempdir(), start_new_session=True)
     except OSError as e:
         raise AdapterError(f"adapter {spec!r}: cannot run {python}: {e.strerror or e}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)     # not reaped yet, so the group is still the probe's
+        proc.communicate()
         raise AdapterError(f"adapter {spec!r}: no answer from {python} within {timeout:g} s") from None
-    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    lines = out.decode("utf-8", "replace").strip().splitlines()
     try:
         msg = json.loads(lines[-1])
     except (IndexError, ValueError):
-        tail = done.stderr.decode("utf-8", "replace").strip()[-2000:]
+        tail = err.decode("utf-8", "replace").strip()[-2000:]
         raise AdapterError(f"adapter {spec!r} cannot be loaded under {python} (exit status "
-                           f"{done.returncode})" + (f"\n{tail}" if tail else "")) from None
+                           f"{proc.returncode})" + (f"\n{tail}" if tail else "")) from None
     if msg.get("type") != "hello":
         raise AdapterError(f"adapter {spec!r} cannot be loaded under {python}: {msg.get('message', msg)}")
     return msg

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from . import model as M
@@ -29,30 +30,35 @@ class CertifyError(RuntimeError):
 
 
 def certify(adapter_spec: str, out_dir, corpus=None, in_process=False, case_timeout=None, resume=False,
-            jobs=1) -> dict:
-    """Run the corpus (default: the shipped one) on one adapter with profile `certify`, then certify it."""
-    _check_adapter(adapter_spec)
+            jobs=1, python=None) -> dict:
+    """Run the corpus (default: the shipped one) on one adapter with profile `certify`, then certify it.
+
+    `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses)."""
+    pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
+    _check_adapter(adapter_spec, in_process, pythons)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    results_path = _run_corpus(adapter_spec, out, corpus, in_process, case_timeout, resume, jobs)
+    results_path = _run_corpus(adapter_spec, out, corpus, in_process, case_timeout, resume, jobs, pythons)
     return write_certificate(results_path, out, adapter_spec=adapter_spec)
 
 
-def _check_adapter(spec):
-    # Before any corpus is read or folder made: a typo in --adapter is the commonest mistake.
-    from adapters.registry import AdapterError, load
+def _check_adapter(spec, in_process=False, pythons=None):
+    # Before any corpus is read or folder made: a typo in --adapter is the commonest mistake.  Asked under
+    # the interpreter the adapter runs under (adapters.environments).
+    from adapters.environments import InterpreterError, ask
+    from adapters.registry import info
     try:
-        ok, reason = load(spec).available()
-    except AdapterError as e:
-        raise CertifyError(str(e), 5) from None
-    if not ok:
-        raise CertifyError(f"adapter {spec!r} is not available: {reason}", 5)
+        i = info(spec) if in_process and not pythons else ask(spec, pythons)
+    except InterpreterError as e:
+        raise CertifyError(str(e), e.exit_code) from None
+    if not i.available:
+        raise CertifyError(f"adapter {spec!r} is not available: {i.reason}", 5)
 
 
-def _run_corpus(adapter_spec, out: Path, corpus, in_process, case_timeout, resume, jobs) -> Path:
+def _run_corpus(adapter_spec, out: Path, corpus, in_process, case_timeout, resume, jobs, pythons=None) -> Path:
     from conform import runner
     result = runner.run([adapter_spec], corpus=corpus, out_dir=str(out), case_timeout=case_timeout,
-                        jobs=jobs, in_process=in_process, profile=PROFILE, resume=resume)
+                        jobs=jobs, in_process=in_process, profile=PROFILE, resume=resume, pythons=pythons)
     if result.exit_code not in (runner.EXIT_OK, runner.EXIT_DIVERGED):
         raise CertifyError(result.message or f"the run stopped with exit code {result.exit_code}",
                            result.exit_code)

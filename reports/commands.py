@@ -47,6 +47,8 @@ def register(subparsers) -> None:
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
     p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
+    p.add_argument("--python", metavar="PATH", help="run the adapter's worker under this interpreter "
+                   "(default: conform.toml, pyproject.toml or setup.sh's environment for it: docs/CLI.md)")
     p.set_defaults(func=cmd_certify)
 
 
@@ -118,7 +120,7 @@ def cmd_certify(args) -> int:
     from .certify import CertifyError, certify
     try:
         cert = certify(args.adapter, args.out, corpus=args.corpus, in_process=args.in_process,
-                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs)
+                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python)
     except CertifyError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code
