@@ -12,7 +12,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 
 # pip's output goes to a log shown only on failure: a clean install says nothing.
 pip_install() {     # VENV ARGS...
-    local venv=$1 log
+    local venv=$1 log start=$SECONDS
     shift
     log=$(mktemp)
     if ! { "$venv/bin/python" -m pip install -q --upgrade pip && "$venv/bin/python" -m pip install -q "$@"; } >"$log" 2>&1; then
@@ -22,6 +22,7 @@ pip_install() {     # VENV ARGS...
         exit 1
     fi
     rm -f "$log"
+    say "$venv: $(( SECONDS - start )) s, $(du -sh "$venv" | cut -f1)"
 }
 
 venv() {            # VENV
