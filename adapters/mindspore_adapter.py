@@ -33,6 +33,8 @@ class MindsporeAdapter(PinnedAdapter):
     execution = "mindspore CPU, synchronous kernel launches"
     package = "mindspore"
     pin = PIN
+    # it needs NumPy 1.x: an environment of its own, where its worker runs (adapters/environments.py)
+    where = f"bash scripts/setup.sh builds .venv-mindspore with mindspore {PIN} on NumPy 1.x"
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 
     def __init__(self):
@@ -42,7 +44,8 @@ class MindsporeAdapter(PinnedAdapter):
     def environment_problem(self) -> tuple:
         import numpy
         if int(numpy.__version__.split(".")[0]) >= 2:
-            return False, f"mindspore {PIN} needs NumPy 1.x; NumPy {numpy.__version__} is installed"
+            return False, (f"mindspore {PIN} needs NumPy 1.x; NumPy {numpy.__version__} is installed "
+                           f"(run it under another Python: --python mindspore=PATH, docs/CLI.md)")
         return True, ""
 
     def setup(self) -> None:
