@@ -1,13 +1,15 @@
 """The Adapter protocol vendors subclass, and the Outcome an adapter reports."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields
 from typing import Mapping, Optional
 
 import numpy as np
 
 RETURNED, RAISED, CRASHED, TIMED_OUT, NOT_APPLICABLE = (
     "returned", "raised", "crashed", "timed_out", "not_applicable")
+KINDS = (RETURNED, RAISED, CRASHED, TIMED_OUT, NOT_APPLICABLE)
 
 
 @dataclass
@@ -40,6 +42,73 @@ class Outcome:
     def not_applicable(cls, reason: str):
         return cls(NOT_APPLICABLE, message=reason)
 
+    def clean(self) -> "Outcome":
+        """Text fields made valid UTF-8 text in place (see clean_text); wrong types are left for problem()."""
+        for name, limit in TEXT_LIMITS.items():
+            v = getattr(self, name)
+            if isinstance(v, (str, bytes, bytearray)):
+                setattr(self, name, clean_text(v, limit, keep_tail=(name == "stderr")))
+        if isinstance(self.exc_mro, (list, tuple)):
+            self.exc_mro = tuple(clean_text(c, 200) if isinstance(c, (str, bytes)) else c for c in self.exc_mro)
+        if isinstance(self.arrays, Mapping) and all(isinstance(k, str) for k in self.arrays):
+            self.arrays = {clean_text(k, 200): a for k, a in self.arrays.items()}
+        return self
+
+    def problem(self) -> str:
+        """'' for an Outcome whose fields have the documented types, else what is wrong (for the verdict)."""
+        return outcome_problem({f.name: getattr(self, f.name) for f in fields(self)})
+
+
+# What a reply may carry in each text field; more is cut (the judge keeps 4000 characters of each).
+TEXT_LIMITS = {"exc_type": 200, "message": 64 << 10, "stderr": 64 << 10, "native_api": 4000}
+
+
+def clean_text(v, limit: int = 64 << 10, keep_tail: bool = False) -> str:
+    """Text that any UTF-8 writer accepts: invalid UTF-8 bytes and lone surrogates become visible
+    escapes (\\xff, \\udc80) instead of failing the results file or the report later."""
+    if isinstance(v, (bytes, bytearray)):
+        v = bytes(v).decode("utf-8", errors="backslashreplace")
+    if len(v) > limit:
+        v = v[-limit:] if keep_tail else v[:limit]
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        v = v.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    return v
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
+def outcome_problem(values: dict) -> str:
+    """'' when the Outcome fields in `values` (an Outcome's, or a worker's reply) have their documented
+    types; else the first thing wrong, quoting the value, e.g. "elapsed_s must be a number of seconds,
+    got str 'fast'".  Absent fields take their defaults and are not checked."""
+    def got(v):
+        return f"got {type(v).__name__} {str(v)[:60]!r}"
+
+    kind = values.get("kind")
+    if kind not in KINDS:
+        return f"kind must be one of {', '.join(KINDS)}, {got(kind)}"
+    for name in TEXT_LIMITS:
+        if name in values and not isinstance(values[name], str):
+            return f"{name} must be a string, {got(values[name])}"
+    if "exc_mro" in values:
+        mro = values["exc_mro"]
+        if not isinstance(mro, (list, tuple)) or not all(isinstance(c, str) for c in mro):
+            return f"exc_mro must be a list of class names, {got(mro)}"
+    sig = values.get("signal")
+    if sig is not None and (not isinstance(sig, int) or isinstance(sig, bool) or not 0 < sig < 128):
+        return f"signal must be a signal number or null, {got(sig)}"
+    for name in ("seconds", "elapsed_s"):
+        if name in values and not _number(values[name]):
+            return f"{name} must be a number of seconds, {got(values[name])}"
+    arrays = values.get("arrays", {})
+    if not isinstance(arrays, Mapping) or not all(isinstance(k, str) for k in arrays):
+        return f"arrays must map output names to arrays, {got(arrays)}"
+    return ""
+
 
 class Adapter:
     """Subclass this to put an implementation under test.
@@ -54,6 +123,10 @@ class Adapter:
     execution = "Python"     # how values are computed, shown in reports (the harness adds how it is isolated)
     ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
     case_timeout = None                 # per-case default in seconds for this adapter (None: the runner's)
+    # The ways this adapter can build its inputs, the documented user way first (the default).  A spec
+    # `NAME@WAY` runs it with another one; `conform run --construction-check` compares them all.
+    constructions: tuple = ()
+    construction: str = ""
 
     def version(self) -> str:
         return "unknown"
@@ -75,7 +148,12 @@ class Adapter:
     def run(self, case) -> Outcome:
         raise NotImplementedError
 
-    def repro(self, case) -> str:
-        """A snippet in the framework's own syntax that reproduces the call."""
+    def repro(self, case, expectation=None) -> str:
+        """A script in the framework's own syntax that makes the call and, given the oracle's Expectation
+        (contract.expectation), checks the answer: it fails exactly when the case fails (adapters/repro.py).
+
+        The default calls native_api(op, case) as a function of NumPy arrays, arguments in the documented
+        order.  An override taking only (case) still works: it then gets no Expectation and checks nothing.
+        """
         from .repro import generic_repro
-        return generic_repro(case, self.native_api(case.op, case))
+        return generic_repro(case, self.native_api(case.op, case), expectation)

@@ -4,13 +4,34 @@ bf16 goes through its raw 16 bits (an int16 view on both sides): a detour
 through float32 would be exact for ordinary values but is allowed to quiet or
 rewrite NaN payloads, and the suite compares bit for bit.  Every conversion
 copies: case arrays are read-only and a framework may write into a buffer it
-shares with NumPy.
+shares with NumPy.  By default a tensor is built the way the framework's
+documentation shows users building one (see `building`).
 """
 from __future__ import annotations
+
+import contextlib
+import contextvars
 
 import numpy as np
 
 from contract.dtypes import BFLOAT16
+
+# How inputs are built (docs/CLI.md, --construction-check).  The first of an adapter's `constructions` is
+# the way the framework's own documentation shows users building a tensor, and the default; the others
+# are other user-plausible ways, which the construction check compares it with.
+TENSOR, FROM_NUMPY = "tensor", "from_numpy"
+_BUILD = contextvars.ContextVar("construction", default=TENSOR)
+
+
+@contextlib.contextmanager
+def building(how: str):
+    """Inputs made inside this block are built `how` (TENSOR: a framework-allocated copy; FROM_NUMPY:
+    a tensor borrowing a fresh NumPy array's memory)."""
+    token = _BUILD.set(how)
+    try:
+        yield
+    finally:
+        _BUILD.reset(token)
 
 
 def is_bf16(a) -> bool:
@@ -27,9 +48,10 @@ def torch_dtype(name: str):
 def to_torch(a: np.ndarray):
     import torch
     a = np.asarray(a)
-    if is_bf16(a):
-        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy())
+    raw = a.view(np.int16) if is_bf16(a) else a
+    # torch.tensor copies into memory torch allocates, as torch's docs show; from_numpy borrows NumPy's.
+    t = torch.from_numpy(raw.copy()) if _BUILD.get() == FROM_NUMPY else torch.tensor(raw)
+    return t.view(torch.bfloat16) if is_bf16(a) else t
 
 
 def from_torch(t) -> np.ndarray:
@@ -53,9 +75,10 @@ def ms_dtype(name: str):
 def to_ms(a: np.ndarray):
     import mindspore as ms
     a = np.asarray(a)
-    if is_bf16(a):
-        return ms.Tensor(a.view(np.int16).copy()).view(ms.bfloat16)
-    return ms.Tensor(a.copy())
+    raw = a.view(np.int16) if is_bf16(a) else a
+    # Tensor(ndarray) copies, as mindspore's docs show; Tensor.from_numpy shares the array's memory.
+    t = ms.Tensor.from_numpy(raw.copy()) if _BUILD.get() == FROM_NUMPY else ms.Tensor(raw.copy())
+    return t.view(ms.bfloat16) if is_bf16(a) else t
 
 
 def from_ms(t) -> np.ndarray:
@@ -133,37 +156,3 @@ def set_source(case, tensors, make_storage, make_view):
         return base, base
     src = make_view(base, view["offset"], tuple(view["size"]), tuple(view["stride"]))
     return src, src
-
-
-# ---- repro snippets ----------------------------------------------------------------------
-
-def repro_text(case, native_api: str, imports: str, tensor_text, call_lines) -> str:
-    """A runnable snippet: imports, every input rebuilt exactly, then the adapter's call lines.
-
-    `tensor_text(np_expr, array)` wraps repro.array_literal's exact NumPy expression
-    into the framework's constructor.
-    """
-    from .repro import array_literal, header_comment, imports_for
-    lines = [header_comment(case) + f" via {native_api}", *imports_for(case), imports]
-    lines += [f"{name} = {tensor_text(array_literal(a), a)}" for name, a in sorted(case.inputs.items())]
-    lines += call_lines
-    return "\n".join(lines) + "\n"
-
-
-def py_literal(v) -> str:
-    from .repro import scalar_text
-    return scalar_text(v)
-
-
-def value_text(case, inputs_name="value"):
-    """setitem / scatter value: the tensor's variable name, or the scalar literal."""
-    return inputs_name if inputs_name in case.inputs else py_literal(case.params["value"])
-
-
-def setitem_key_text(case) -> str:
-    from contract.case import key_text
-    return key_text(case.params["key"])
-
-
-def set_kwargs_text(case) -> str:
-    return "".join(f", {k}={py_literal(v)}" for k, v in set_kwargs(case).items())

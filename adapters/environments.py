@@ -107,7 +107,10 @@ def default_for(name: str) -> str:
 def choose(name: str, overrides=None, cwd=None, files=None) -> tuple:
     """(PATH, where it was set) for adapter `name`: overrides (the command line), files, default.
 
-    `files`: configured(cwd), when the caller has read them already."""
+    `files`: configured(cwd), when the caller has read them already.  A construction variant
+    (NAME@WAY) runs where NAME runs."""
+    from .registry import split_construction
+    name = split_construction(name)[0]
     if overrides and name in overrides:
         return overrides[name], "--python"
     files = configured(cwd) if files is None else files
@@ -117,11 +120,13 @@ def choose(name: str, overrides=None, cwd=None, files=None) -> tuple:
     return python, ("this interpreter" if python == sys.executable else f"the {ENVIRONMENTS[name]} environment")
 
 
-def interpreter_for(name: str, overrides=None, cwd=None) -> str:
-    """The interpreter that runs adapter `name`'s worker (checked: an executable file).
+def interpreter_for(name: str, overrides=None, cwd=None, files=None) -> str:
+    """The interpreter that runs adapter `name`'s worker (checked: an executable file).  The one place
+    that decides it: the run session (conform run, certify, verify, pytest), certify's probe and
+    registry.available_adapters (conform adapters) all ask here.
 
     Raises InterpreterError: exit 3 for a bad config file, exit 5 for a path that is no interpreter."""
-    python, where = choose(name, overrides, cwd)
+    python, where = choose(name, overrides, cwd, files)
     check(python, f"{name} (set by {where})")
     return python
 
@@ -140,48 +145,3 @@ def is_this_interpreter(python) -> bool:
     # Paths, not resolved links: a virtual environment's python is a link to the base interpreter, and
     # which environment it runs is told by the path it was started by.
     return python is None or os.path.abspath(python) == os.path.abspath(sys.executable)
-
-
-def available_adapters(overrides=None, cwd=None) -> list:
-    """registry.available_adapters(), each adapter asked under its own interpreter.
-
-    One that runs under another interpreter is asked by starting its worker there (what its hello says);
-    an interpreter that cannot serve makes it unavailable, with the reason.  A config file that cannot be
-    read raises InterpreterError (exit 3)."""
-    from .registry import known
-    files = configured(cwd)
-    return [ask(name, overrides, cwd, files) for name in sorted(known())]
-
-
-def ask(spec: str, overrides=None, cwd=None, files=None):
-    """registry.info(spec), asked under the interpreter that runs `spec` (a probe when it is another)."""
-    from .registry import AdapterError, AdapterInfo, info, resolve
-    python, where = choose(spec, overrides, cwd, files)
-    if is_this_interpreter(python):
-        return info(spec)
-    try:
-        check(python, f"{spec} (set by {where})")
-    except InterpreterError as e:
-        try:
-            target = resolve(spec)
-        except AdapterError:
-            target = spec
-        return AdapterInfo(spec, target, "", False, str(e), python)
-    return probe(spec, python)
-
-
-def probe(spec: str, python: str):
-    """AdapterInfo for `spec` as `python` reports it (adapters.worker --probe: its framework not started)."""
-    from .pool import probe as ask
-    from .registry import AdapterError, AdapterInfo, resolve
-    try:
-        target = resolve(spec)
-    except AdapterError as e:
-        return AdapterInfo(spec, spec, "", False, str(e), python)
-    try:
-        hello = ask(spec, python)
-    except AdapterError as e:
-        return AdapterInfo(spec, target, "", False, str(e), python)
-    return AdapterInfo(hello["name"] if ":" in spec else spec, target,
-                       hello["version"] if hello["available"] else "", bool(hello["available"]),
-                       hello["reason"], python)

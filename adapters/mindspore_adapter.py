@@ -19,11 +19,10 @@ import re
 
 import numpy as np
 
-from . import convert
+from . import convert, repro as R
 from .base import RETURNED, Outcome
 from .pinned import PinnedAdapter
-from .convert import from_ms, ms_dtype, py_literal, to_ms
-from .repro import bound_text
+from .convert import from_ms, ms_dtype, to_ms
 
 PIN = "2.10.0"
 
@@ -31,6 +30,7 @@ PIN = "2.10.0"
 class MindsporeAdapter(PinnedAdapter):
     name = "mindspore"
     execution = "mindspore CPU, synchronous kernel launches"
+    constructions = (convert.TENSOR, convert.FROM_NUMPY)
     package = "mindspore"
     pin = PIN
     # it needs NumPy 1.x: an environment of its own, where its worker runs (adapters/environments.py)
@@ -80,7 +80,8 @@ class MindsporeAdapter(PinnedAdapter):
         api = self.native_api(case.op, case)
         with (self._capture or contextlib.nullcontext()) as cap:
             try:
-                outcome = self._run(case)
+                with convert.building(self.construction):
+                    outcome = self._run(case)
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as e:      # the framework's failure is the result, whatever it is
@@ -95,9 +96,8 @@ class MindsporeAdapter(PinnedAdapter):
     def _run(self, case) -> Outcome:
         return _RUNNERS[case.op](self._ms, case)
 
-    def repro(self, case) -> str:
-        return convert.repro_text(case, self.native_api(case.op, case), _IMPORTS, _tensor_text,
-                                  _call_lines(case, variant=False))
+    def repro(self, case, expectation=None) -> str:
+        return _repro(case, expectation, self.native_api(case.op, case), variant=False, construction=self.construction)
 
 
 class MindsporeVariantAdapter(MindsporeAdapter):
@@ -115,9 +115,8 @@ class MindsporeVariantAdapter(MindsporeAdapter):
             return _scatter_variant(self._ms, case)
         return Outcome.not_applicable(f"{self.name} maps only {', '.join(self.ops)}")
 
-    def repro(self, case) -> str:
-        return convert.repro_text(case, self.native_api(case.op, case), _IMPORTS, _tensor_text,
-                                  _call_lines(case, variant=True))
+    def repro(self, case, expectation=None) -> str:
+        return _repro(case, expectation, self.native_api(case.op, case), variant=True, construction=self.construction)
 
 
 # ---- one function per op: convert, call, read back the original objects -----------------------
@@ -287,57 +286,91 @@ _RUNNERS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
 
 # ---- repro snippets in mindspore's own syntax ----------------------------------------------
 
-_IMPORTS = ("import mindspore\nfrom mindspore import Parameter, Tensor, ops\n"
-            'mindspore.set_device("CPU")\nmindspore.runtime.launch_blocking()')
+_IMPORTS = ["import mindspore", "from mindspore import Parameter, Tensor, ops",
+            'mindspore.set_device("CPU")', "mindspore.runtime.launch_blocking()"]
+
+TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
+            "    if t.dtype == mindspore.bfloat16:",
+            "        import ml_dtypes",
+            "        return t.contiguous().view(mindspore.int16).asnumpy().view(ml_dtypes.bfloat16)",
+            "    return t.asnumpy()"]
 
 
-def _tensor_text(expr, a):
-    return f"Tensor({expr})"     # mindspore takes ml_dtypes' bfloat16 arrays bit for bit
+def _repro(case, expectation, native_api, variant, construction=""):
+    call, after, show, outputs = _repro_parts(case, variant)
+    return R.compose(case, expectation, title=native_api, imports=_IMPORTS, setup=TO_NUMPY,
+                     inputs=R.input_lines(case, _tensor_maker(construction)), call=call, after=after, show=show,
+                     outputs=outputs)
 
 
-def _bound_text(case, which):
-    return bound_text(case, which, lambda v, dt: f"Tensor({py_literal(v)}, dtype=mindspore.{dt})")
+def _tensor_maker(construction):
+    """The input expression, built as the adapter builds it (convert.to_ms): Tensor(ndarray) (the documented
+    way), or Tensor.from_numpy for the from_numpy construction; bf16 through its raw 16 bits."""
+    make = "Tensor.from_numpy" if construction == convert.FROM_NUMPY else "Tensor"
+
+    def text(expr, a):
+        if convert.is_bf16(a):
+            return f"{make}({expr}.view(np.int16)).view(mindspore.bfloat16)"
+        return f"{make}({expr})"
+    return text
 
 
-def _call_lines(case, variant):
+def _element(v, dt):
+    return f"Tensor({R.scalar_text(v)}, dtype=mindspore.{dt})"
+
+
+def _repro_parts(case, variant):
+    """(call lines, read-back lines, print lines, output name -> NumPy expression)."""
     p = case.params
     if case.op == "setitem":
-        return [f"target[{convert.setitem_key_text(case)}] = {convert.value_text(case)}", "print(target)"]
+        return [R.setitem_statement(case)], [], ["print(target)"], {"target": "to_numpy(target)"}
     if case.op == "clip":
         fn = "ops.clip_by_value" if variant else "ops.clamp"
-        return [f"out = {fn}(x, {_bound_text(case, 'min')}, {_bound_text(case, 'max')})", "print(out, x)"]
+        lo, hi = R.clip_bound_texts(case, _element)
+        return [f"out = {fn}(x, {lo}, {hi})"], [], ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"}
     if case.op == "scatter":
-        src = convert.value_text(case, "src")
+        dim, index, src = R.scatter_arg_texts(case)
         if variant:
-            call = f"ops.scatter(input, {p['dim']!r}, index, {src})"
+            call = f"ops.scatter(input, {dim}, {index}, {src})"
         elif p.get("inplace"):
-            call = f"input.scatter_({p['dim']!r}, index, {src})"
+            call = f"input.scatter_({dim}, {index}, {src})"
         else:
-            call = f"ops.tensor_scatter_elements(input, index, {src}, axis={p['dim']!r})"
-        return [f"out = {call}", "print(out, input)"]
+            call = f"ops.tensor_scatter_elements(input, {index}, {src}, axis={dim})"
+        return [f"out = {call}"], [], ["print(out, input)"], {"out": "to_numpy(out)", "input": "to_numpy(input)"}
     if case.op == "scatter_nd_add":
-        lock = f", {py_literal(p['use_locking'])}" if "use_locking" in p else ""
-        return ['x = Parameter(x, name="x")', f"out = ops.scatter_nd_add(x, indices, updates{lock})",
-                "print(out, x)"]
-    return _set_lines(case)
+        return (['x = Parameter(x, name="x")', f"out = ops.scatter_nd_add({', '.join(R.scatter_nd_add_arg_texts(case))})"],
+                [], ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
+    return _set_parts(case)
 
 
-def _set_lines(case):
+def _set_parts(case):
     p = case.params
     kind = p.get("source_kind", "none")
-    lines, src = [], "source"
+    call, src = [], "source"
     if kind == "storage":
-        lines.append("src = source.untyped_storage()")
+        call.append("src = source.untyped_storage()")
         src = "src"
     elif p.get("source_view") is not None:
         v = p["source_view"]
-        lines += ["base = source", "source = Tensor(np.zeros(0), dtype=base.dtype)",
-                  f"source.set_(base.untyped_storage(), {v['offset']!r}, {list(v['size'])!r}, {list(v['stride'])!r})"]
-    arg = "" if kind == "none" else src
-    kw = convert.set_kwargs_text(case)
-    lines += [f"target.set_({arg}{kw if arg else kw[2:]})", "print(target)"]
+        call += ["base = source   # mindspore has no as_strided: set_ puts the view over the storage",
+                 "source = Tensor(np.zeros(0), dtype=base.dtype)",
+                 f"source.set_(base.untyped_storage(), {v['offset']!r}, {list(v['size'])!r}, {list(v['stride'])!r})"]
+    call.append(f"target.set_({R.set_arg_text(case, src)})")
+    after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
+    outputs = {"self": "self_"}
     if kind != "none" and "probe" in p:
-        lines += [f"target.copy_(Tensor(np.full(target.shape, {py_literal(p['probe'])}), dtype=target.dtype))",
-                  "# if copy_ left target unchanged, the adapter writes target[:] = probe (target[()] when 0-d)",
-                  "print(source)"]
-    return lines
+        # fill_ has no CPU kernel in 2.10; copy_ misses some views, where an index write lands (adapter's _probe)
+        probe = R.scalar_text(p["probe"])
+        after += [f"full = np.full(self_.shape, {probe}, self_.dtype)",
+                  "source_after_fill = None",
+                  "for write in (lambda: target.copy_(Tensor(full)),",
+                  f"              lambda: target.__setitem__(slice(None) if self_.ndim else (), {probe})):",
+                  "    try:",
+                  "        write()",
+                  "    except Exception:",
+                  "        continue",
+                  "    if np.array_equal(to_numpy(target).astype(np.float64), full.astype(np.float64), equal_nan=True):",
+                  "        source_after_fill = to_numpy(source)   # only a write that landed in self shows aliasing",
+                  "        break"]
+        outputs["source_after_fill"] = "source_after_fill"
+    return call, after, ["print(self_)"], outputs

@@ -45,11 +45,12 @@ class OracleAdapter(Adapter):
         except Exception as e:      # Unspecified, or a bug in the oracle: reported like any framework's error
             return Outcome.raised(e)
 
-    def repro(self, case) -> str:
-        from .repro import header_comment, imports_for, input_lines
-        lines = [header_comment(case), *imports_for(case), "import oracle", *input_lines(case),
-                 *_REPRO[case.op](case)]
-        return "\n".join(lines) + "\n"
+    def repro(self, case, expectation=None) -> str:
+        from .repro import compose
+        call, after, outputs = _REPRO[case.op](case)
+        return compose(case, expectation, title=self.native_api(case.op, case), imports=["import oracle"],
+                       setup=AS_DOCUMENTED, call=call, after=after, show=[f"print({', '.join(outputs.values())})"],
+                       outputs=outputs, unwrap="as_documented(e)")
 
 
 def _spec_error(e) -> Outcome:
@@ -142,59 +143,71 @@ _CALLS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
 
 
 # ---- repro snippets: the same calls as text ----------------------------------------------------
+# Each gives (call lines, read-back lines, output name -> variable), mirroring the functions above.
+
+# The oracle raises SpecError for a documented error, naming the document's class in .documented; the adapter
+# reports that class (_spec_error), and so does the repro.
+AS_DOCUMENTED = ["def as_documented(e):   # SpecError -> the exception class the document names",
+                 "    import builtins",
+                 '    cls = getattr(builtins, getattr(e, "documented", None) or "", None)',
+                 "    return cls(str(e)) if isinstance(cls, type) and issubclass(cls, Exception) else e"]
+
 
 def _repro_setitem(case):
-    from contract.case import key_text
-
-    from .repro import scalar_text
-    value = "value" if "value" in case.inputs else scalar_text(case.params["value"])
-    return [f"target = oracle.setitem(target, np.s_[{key_text(case.params['key'])}], {value})"]
-
-
-def _bound_text(case, which):
-    from .repro import bound_text, scalar_text
-    return bound_text(case, which, lambda v, dt: f"oracle.Element({scalar_text(v)}, {dt!r})")
+    from .repro import setitem_key_text, value_text
+    return [f"target = oracle.setitem(target, np.s_[{setitem_key_text(case)}], {value_text(case)})"], [], \
+        {"target": "target"}
 
 
 def _repro_clip(case):
-    return [f"out = oracle.clip(x, min={_bound_text(case, 'min')}, max={_bound_text(case, 'max')})"]
+    from .repro import clip_bound_texts, scalar_text
+    lo, hi = clip_bound_texts(case, lambda v, dt: f"oracle.Element({scalar_text(v)}, {dt!r})")
+    return [f"out = oracle.clip(x, min={lo}, max={hi})"], [], {"out": "out", "x": "x"}
 
 
 def _repro_scatter(case):
     from .repro import scalar_text
     p = case.params
     last = "src" if "src" in case.inputs else f"value={scalar_text(p['value'])}"
-    lines = [f"out = oracle.scatter(input, {scalar_text(p['dim'])}, index, {last})"]
-    if p.get("inplace"):
-        lines.append("input[...] = out   # scatter_ writes into self")
-    return lines
+    call = [f"out = oracle.scatter(input, {scalar_text(p['dim'])}, index, {last})"]
+    after = ["input[...] = out   # scatter_ writes into self (SC-INPLACE)"] if p.get("inplace") else []
+    return call, after, {"out": "out", "input": "input"}
 
 
 def _repro_scatter_nd_add(case):
     from .repro import scalar_text
     extra = f", use_locking={scalar_text(case.params['use_locking'])}" if "use_locking" in case.params else ""
-    return [f"out = oracle.scatter_nd_add(x, indices, updates{extra})"]
+    return ([f"out = oracle.scatter_nd_add(x, indices, updates{extra})"],
+            ["x[...] = out   # x itself is updated (SNA-RETURN)"], {"out": "out", "x": "x"})
 
 
 def _repro_set_(case):
     from .repro import scalar_text
     p = case.params
     kind = p.get("source_kind", "none")
-    lines, src = [], ""
+    call, src = [], ""
     if kind == "storage":
-        lines.append("source = oracle.Storage(source)")
-        src = "source"
+        call.append("src = oracle.Storage(source)")
+        src = "src"
     elif kind == "tensor":
         v = p.get("source_view")
-        if v:
-            lines.append(f"source = np.lib.stride_tricks.as_strided(source[{v['offset']}:], shape={tuple(v['size'])!r}, "
-                         f"strides=tuple(s * source.itemsize for s in {tuple(v['stride'])!r}))")
         src = "source"
+        if v:
+            call.append(f"view = np.lib.stride_tricks.as_strided(source[{v['offset']}:], shape={tuple(v['size'])!r}, "
+                        f"strides=tuple(s * source.itemsize for s in {tuple(v['stride'])!r}), writeable=True)")
+            src = "view"
     kw = [f"{k}={scalar_text(p[k])}" for k in ("storage_offset", "size", "stride", "source_device") if k in p]
-    lines.append(f"self_ = oracle.set_(target, {', '.join([src] * bool(src) + kw)})")
-    if p.get("probe") is not None and src:
-        lines.append(f"self_.fill({scalar_text(p['probe'])})   # writes through to the source (ST-ALIAS)")
-    return lines
+    call.append(f"result = oracle.set_(target, {', '.join([src] * bool(src) + kw)})")
+    after = ["self_ = np.array(result, copy=True)"]
+    outputs = {"self": "self_"}
+    if src:
+        if p.get("probe") is not None:
+            after.append(f"np.copyto(result, {scalar_text(p['probe'])}, casting='unsafe') if result.size else None"
+                         "   # a write through self (ST-ALIAS)")
+        seen = "source" if kind == "storage" else src      # a Storage is seen as its whole 1-D memory
+        after.append(f"source_after_fill = np.array({seen}, copy=True)")
+        outputs["source_after_fill"] = "source_after_fill"
+    return call, after, outputs
 
 
 _REPRO = {"setitem": _repro_setitem, "clip": _repro_clip, "scatter": _repro_scatter,

@@ -2,12 +2,20 @@
 
 Both handles offer the same interface: `name`, `version`, `execution`,
 `available`, `reason`, `ops`, `run(case, timeout=None) -> Outcome`,
-`native_api(op, case)`, `repro(case)`, `close()`; `python`, `python_version` and `numpy` say
-which interpreter runs the adapter (adapters.environments chooses it) and its NumPy.
+`submit(case)` / `collect()`, `native_api(op, case)`, `repro(case)`,
+`abort()`, `close()`.  `probe(spec)` asks a worker about an adapter without
+importing it here: the candidate's code runs in workers only.  A worker runs
+under the interpreter it is given (`python`: adapters.environments chooses it,
+e.g. .venv-mindspore for mindspore); its hello says which, and its NumPy.
 
 The worker handle restarts the worker lazily after a crash or a timeout, turns
 a death by signal into a CRASHED outcome carrying the signal and a hang into
-TIMED_OUT, and attaches what the worker wrote to stderr during each case.
+TIMED_OUT, and attaches what the worker wrote to stderr during each case.  It
+trusts nothing the worker sends: every reply names the case it answers and is
+checked against it, every read has a deadline, a malformed reply is a CRASHED
+outcome saying what was wrong, and the worker runs under a keeper
+(adapters.keeper) whose exit shows the worker's death at once and takes every
+process the candidate started with it.
 """
 from __future__ import annotations
 
@@ -18,17 +26,18 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol
 
-from . import wire
-from .base import CRASHED, RAISED, TIMED_OUT, Outcome
+from . import proctree, wire
+from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
-from .registry import AdapterError
-from .worker import interpreter, read_capped
+from .registry import AdapterError, AdapterInfo
+from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
 # A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
@@ -36,54 +45,42 @@ DEFAULT_CASE_TIMEOUT = 60.0
 RSS_LIMIT_MB = int(os.environ.get("CONFORM_WORKER_RSS_MB", "8192"))
 RSS_POLL_S = 0.25
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
+PROBE_TIMEOUT = 60.0            # a probe runs import, available() and version() only
 PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's 64 KiB, so writes never block
+FRAME_GRACE_S = 1.0            # a reply that began before its case's deadline gets this long to finish
+BYE_WAIT_S = 5.0               # an idle worker's time to exit after "bye"
+KEEPER_WAIT_S = 2.0            # the keeper's time to exit once its worker is killed
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0, python=None):
-    """`python`: the interpreter of the worker (None: this one); in-process needs this one."""
+class Handle(Protocol):
+    """What the run session uses of an adapter, in a worker or in this process."""
+
+    spec: str
+    name: str
+    version: str
+    execution: str
+    available: bool
+    reason: str
+    ops: tuple
+    constructions: tuple
+    case_timeout: float
+    isolated: bool
+
+    def run(self, case, timeout=None) -> Outcome: ...
+    def submit(self, case, timeout=None) -> None: ...
+    def collect(self) -> Outcome: ...
+    def native_api(self, op, case=None) -> str: ...
+    def repro(self, case) -> str: ...
+    def abort(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0,
+                python: Optional[str] = None) -> Handle:
     if in_process:
-        if not is_this_interpreter(python):
-            raise AdapterError(f"adapter {spec!r} cannot run in-process: it is set to run under {python}")
         return InProcessHandle(spec)
-    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb, python=python)
-
-
-def probe(spec: str, python=None, timeout: float = 120.0) -> dict:
-    """The hello of `spec` under `python` without starting a worker or its framework (adapters.worker
-    --probe): name, version, available, reason, python, numpy.  Raises AdapterError when it gives none."""
-    import json
-    python = python or sys.executable
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
-    cmd = [python, "-m", "adapters.worker", spec, "--probe"]
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, cwd=tempfile.gettempdir(), start_new_session=True)
-    except OSError as e:
-        raise AdapterError(f"adapter {spec!r}: cannot run {python}: {e.strerror or e}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)     # not reaped yet, so the group is still the probe's
-        proc.communicate()
-        raise AdapterError(f"adapter {spec!r}: no answer from {python} within {timeout:g} s") from None
-    lines = out.decode("utf-8", "replace").strip().splitlines()
-    try:
-        msg = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        tail = err.decode("utf-8", "replace").strip()[-2000:]
-        raise AdapterError(f"adapter {spec!r} cannot be loaded under {python} (exit status "
-                           f"{proc.returncode})" + (f"\n{tail}" if tail else "")) from None
-    if msg.get("type") != "hello":
-        raise AdapterError(f"adapter {spec!r} cannot be loaded under {python}: {msg.get('message', msg)}")
-    return msg
-
-
-def header_entry(h) -> dict:
-    """What the results header records of an open handle (docs/RESULTS.md)."""
-    return {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
-            "reason": h.reason, "spec": h.spec, "python": h.python, "python_version": h.python_version,
-            "numpy": h.numpy}
+    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb, python=python or sys.executable)
 
 
 class InProcessHandle:
@@ -101,9 +98,9 @@ class InProcessHandle:
         self.name = self.adapter.name
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
+        self.constructions = tuple(self.adapter.constructions)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
-        self.python, self.python_version, self.numpy = interpreter()
         if self.available:
             self.adapter.setup()
             from .worker import safe_call
@@ -119,29 +116,50 @@ class InProcessHandle:
     def collect(self) -> Outcome:
         return self.run(self._queue.popleft())
 
+    def abort(self):
+        """Nothing to stop: an in-process call returns only when the candidate does."""
+
     def native_api(self, op, case=None) -> str:
         from .worker import safe_call
         return safe_call(self.adapter.native_api, op, case)
 
-    def repro(self, case) -> str:
+    def repro(self, case, expectation=None) -> str:
+        from .repro import call_repro
         from .worker import safe_call
-        return safe_call(self.adapter.repro, case)
+        return safe_call(call_repro, self.adapter.repro, case, expectation)
 
     def close(self):
         pass
 
 
+class Aborted(RuntimeError):
+    """The handle was aborted (Ctrl-C): its worker is dead and none is started again."""
+
+
 class WorkerHandle:
-    """One persistent worker process for one adapter spec."""
+    """One persistent worker process for one adapter spec.
+
+    `probe=True`: the worker only says hello (setup() is not called) and exits; see probe().
+    `start_timeout`: seconds the worker has to say hello (default START_TIMEOUT; PROBE_TIMEOUT for a probe).
+    """
 
     isolated = True
 
-    def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python=None):
-        self.spec, self.memory_mb = spec, memory_mb
-        self._python = python or sys.executable
+    def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python: str = sys.executable,
+                 *, probe: bool = False, identify: bool = False, start_timeout=None):
+        self.spec, self.memory_mb, self.python = spec, memory_mb, python
+        self.probe_only = probe
+        self.identify = probe and identify
+        self.start_timeout = start_timeout or (PROBE_TIMEOUT if probe else START_TIMEOUT)
         self.proc = None
         self.restarts = 0
-        self._desc = (None, "", "")       # (case id, native_api, repro) of the last describe()
+        self._pidfd = self._wfd = self._rfd = self._err = None
+        self._lock = threading.Lock()     # abort() may kill the worker from another thread
+        self._aborted = False
+        self._why = None                  # (signal, message) when the harness kills the worker itself
+        self._garbled = ""                # what was wrong with the last thing read, if it was no message
+        self._start_failure = ""          # why the last restart failed: the cases waiting get it
+        self._desc = (None, "", "")       # ((case id, with an expectation), native_api, repro) of the last describe()
         self._queue = deque()             # _Items sent or waiting to be sent, oldest first
         self._ready = deque()             # outcomes read early (while waiting for a repro), in order
         self._last_reply = 0.0
@@ -152,18 +170,30 @@ class WorkerHandle:
         except BaseException:
             shutil.rmtree(self._cwd, ignore_errors=True)
             raise
+        self.hello = hello
         self.name = hello["name"]
         self.version = hello["version"]
         self.available, self.reason = hello["available"], hello["reason"]
         self.execution = f"{hello['execution']}, in a worker process"
+        self.numpy = hello["numpy"]     # in the worker's interpreter (self.python)
+        self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
+        self.constructions = tuple(hello.get("constructions", ()))
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
-        # the interpreter as the worker itself reports it
-        self.python, self.python_version, self.numpy = (str(hello.get(k, ""))
-                                                        for k in ("python", "python_version", "numpy"))
+
+    @property
+    def info(self) -> AdapterInfo:
+        """What the worker said of its adapter (conform adapters, the results header)."""
+        h = self.hello
+        return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
+                           execution=h["execution"], python=h["python"], python_version=h["python_version"],
+                           numpy=h["numpy"])
 
     # ---- process management -------------------------------------------------------------
     def _start(self) -> dict:
+        if self._aborted:
+            raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
+        _ensure_folder(self._cwd)
         to_w, from_c = os.pipe()
         to_c, from_w = os.pipe()
         fd, path = tempfile.mkstemp(prefix="stderr-", dir=self._cwd)
@@ -172,58 +202,87 @@ class WorkerHandle:
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(_worker_path(self._python))
+        env["PYTHONPATH"] = os.pathsep.join(_worker_path(self.python))
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
-        # Marks every process the candidate starts, so _stop finds daemons that left the session too.
-        env[_MARK] = self._cwd
-        cmd = [self._python, "-m", "adapters.worker", self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
+        # The keeper forks the worker with these arguments and takes down whatever it leaves behind.
+        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid()),
+               self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
+        if self.probe_only:
+            cmd.append("--probe")
+        if self.identify:
+            cmd.append("--identify")
+        self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
                                          stdout=self._err, stderr=self._err, cwd=self._cwd, env=env,
                                          start_new_session=True)
-        except OSError as e:        # no such interpreter, not executable, not a program
-            self._wfd, self._rfd = from_c, to_c
+        except OSError as e:        # no such interpreter (python=...), or no process to be had
             self._stop()
-            raise AdapterError(f"adapter {self.spec!r} failed to start: cannot run {self._python}: "
-                               f"{e.strerror or e}") from None
+            err = AdapterError(f"adapter {self.spec!r} failed to start: cannot run {self.python}: {e}")
+            err.reason = f"cannot run {self.python}: {e}"
+            raise err from None
         finally:
             os.close(to_w)
             os.close(from_w)
-        self._wfd, self._rfd = from_c, to_c
+        os.set_blocking(self._wfd, False)       # a worker that stops reading cannot block the harness
+        self._pidfd = _pidfd(self.proc.pid)
+        limit = self.start_timeout
         try:
-            head = self._recv(START_TIMEOUT)
+            head = self._recv(time.monotonic() + limit)
         except TimeoutError:
-            head = {"type": "fatal", "message": f"no hello within {START_TIMEOUT:g} s"}
-        if head is None or head.get("type") != "hello":
-            why = head.get("message") if head else "the worker died or did not answer while starting"
+            head = {"type": "fatal", "message": f"no hello within {limit:g} s"}
+        problem = _hello_problem(head) if head is not None and head.get("type") == "hello" else ""
+        if head is None or head.get("type") != "hello" or problem:
+            if problem:
+                why = f"its hello is malformed: {problem}"
+            elif head is None:
+                why = self._garbled or "the worker died or did not answer while starting"
+            else:
+                why = clean_text(str(head.get("message", head.get("type"))), 4000)
             tail = self._stderr()
             self._stop()
-            under = "" if is_this_interpreter(self._python) else f" under {self._python}"
-            raise AdapterError(f"adapter {self.spec!r} failed to start{under}: {why}" + (f"\n{tail}" if tail else ""))
+            under = "" if is_this_interpreter(self.python) else f" under {self.python}"
+            err = AdapterError(f"adapter {self.spec!r} failed to start{under}: {why}" + (f"\n{tail}" if tail else ""))
+            err.reason = why
+            raise err
+        for k in ("name", "version", "reason", "execution"):
+            head[k] = clean_text(head[k], 4000)
+        for k in ("ops", "constructions"):
+            head[k] = [clean_text(o, 100) for o in head.get(k, [])]
+        if self._aborted:       # aborted while it started (another thread): it must not run a case
+            self._stop()
+            raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
         return head
 
+    def _kill_now(self):
+        """SIGKILL the worker's whole tree; the keeper then exits (reaped later by _stop)."""
+        with self._lock:
+            if self.proc is not None and self.proc.returncode is None:
+                _kill_tree(self.proc.pid)
+
     def _stop(self):
-        if self.proc is not None:
-            if self.proc.returncode is None:
-                # Kill the whole session while the worker is alive or an unreaped zombie (so its id
-                # cannot have been reused): children it forked and left behind die with it.
+        """Kill the worker and everything it started, close the pipes; the keeper's return code (None: none)."""
+        rc = None
+        with self._lock:
+            proc, self.proc = self.proc, None
+            if proc is not None:
+                if proc.returncode is None:     # alive or unreaped: its pid cannot have been reused
+                    _kill_tree(proc.pid)
                 try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            rc = self.proc.wait()
-            self.proc = None
-            _kill_marked(f"{_MARK}={self._cwd}".encode())
-        else:
-            rc = None
-        for fd in ("_wfd", "_rfd", "_err"):
+                    rc = proc.wait(KEEPER_WAIT_S)
+                except subprocess.TimeoutExpired:       # the keeper itself is stuck (stopped?)
+                    proctree.kill_all(proctree.descendants(proc.pid))
+                    _killpg(proc.pid)
+                    rc = proc.wait()
+        for fd in ("_pidfd", "_wfd", "_rfd", "_err"):
             if getattr(self, fd, None) is not None:
                 os.close(getattr(self, fd))
                 setattr(self, fd, None)
+        self._why, self._garbled = None, ""      # about that worker only
         return rc
 
     def _ensure(self):
@@ -232,12 +291,19 @@ class WorkerHandle:
             self._start()
             self.restarts += 1
 
+    def abort(self):
+        """Stop now, from any thread (Ctrl-C): kill the worker's tree; a call waiting on it returns,
+        and no worker is started again (the next request raises Aborted)."""
+        self._aborted = True
+        self._kill_now()
+
     def close(self):
-        if self.proc is not None and self.proc.returncode is None:
-            try:
-                wire.send(self._wfd, {"type": "bye"})
-                _exited(self.proc.pid, 5.0)
-            except OSError:
+        busy = any(i.sent_at is not None for i in self._queue)
+        if self.proc is not None and self.proc.returncode is None and not (busy or self._aborted or self.probe_only):
+            try:        # an idle worker leaves cleanly; a busy one (Ctrl-C mid-case) is killed at once
+                _write_all(self._wfd, wire.encode({"type": "bye"}), time.monotonic() + 1.0)
+                _exited(self.proc.pid, BYE_WAIT_S)
+            except (OSError, TimeoutError):
                 pass
         self._stop()
         shutil.rmtree(self._cwd, ignore_errors=True)
@@ -249,29 +315,38 @@ class WorkerHandle:
             pass
 
     # ---- one request ----------------------------------------------------------------------
-    def _recv(self, timeout):
-        """The next message, or None if the worker died; raises TimeoutError if none came in time."""
-        deadline = time.monotonic() + timeout
+    def _recv(self, deadline):
+        """The next message, or None if the worker died or sent something that is no message
+        (self._garbled says what); raises TimeoutError if none came by `deadline`."""
+        watch = [self._rfd] + ([self._pidfd] if self._pidfd is not None else [])
+        poll = RSS_POLL_S if self._pidfd is not None else 0.05
         while True:
             # Poll even when the time is up: a reply may have arrived while another worker was awaited.
             left = max(0.0, deadline - time.monotonic())
             try:
-                ready, _, _ = select.select([self._rfd], [], [], min(left, RSS_POLL_S))
+                ready, _, _ = select.select(watch, [], [], min(left, poll))
             except InterruptedError:
                 continue
-            if ready:
+            if self._rfd in ready:
                 break
-            rss = _rss_mb(self.proc.pid) if self.proc is not None else 0
+            if self._pidfd in ready or (self._pidfd is None and _exited(self.proc.pid, 0)):
+                # The keeper exited, so the worker and all it started are gone (whoever held the pipe):
+                # only a reply finished before the end can still be read.
+                if select.select([self._rfd], [], [], 0)[0]:
+                    break
+                return None
+            rss = proctree.rss_mb([self.proc.pid, *proctree.descendants(self.proc.pid)])
             if rss > RSS_LIMIT_MB:
-                self._over_memory = (rss, self._stderr())
-                self._stop()
+                self._why = (signal.SIGKILL, f"worker killed: resident memory {rss} MB of its process tree "
+                                             f"passed the limit of {RSS_LIMIT_MB} MB (CONFORM_WORKER_RSS_MB)")
+                self._kill_now()
                 return None
             if left <= 0:
                 raise TimeoutError
         try:
-            head, arrays = wire.recv(self._rfd)
+            head, arrays = wire.recv(self._rfd, deadline=max(deadline, time.monotonic() + FRAME_GRACE_S))
         except wire.WireError as e:
-            # Not an end of file: a live worker wrote something that is no message (the candidate wrote on the pipe).
+            # Not an end of file: something that is no message (the candidate wrote on the pipe).
             self._garbled = "" if isinstance(e, (wire.PeerClosed, wire.Truncated)) else str(e)
             return None
         head["_arrays"] = arrays
@@ -288,7 +363,8 @@ class WorkerHandle:
 
     def submit(self, case, timeout=None) -> None:
         """Queue a case; collect() returns outcomes in submission order."""
-        self._queue.append(_Item("run", wire.encode(*wire.case_to_msg(case)), float(timeout or self.case_timeout)))
+        self._queue.append(_Item("run", case.id, wire.encode(*wire.case_to_msg(case)),
+                                 float(timeout or self.case_timeout)))
         self._pump()
 
     def collect(self) -> Outcome:
@@ -302,19 +378,30 @@ class WorkerHandle:
         """Send queued requests while the bytes waiting in the pipe stay under PIPE_BUDGET.
 
         Under that budget a write never blocks, so the harness can never block on a full request pipe
-        while the worker blocks on a full reply pipe."""
+        while the worker blocks on a full reply pipe.  (A worker that shrank or stopped draining its
+        request pipe is killed when a write cannot finish within the case's time.)"""
         in_flight = sum(len(i.data) for i in self._queue if i.sent_at is not None)
         for item in self._queue:
             if item.sent_at is not None:
                 continue
             if in_flight and in_flight + len(item.data) > PIPE_BUDGET:
                 return
+            if self._aborted:
+                raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
             if not in_flight:
-                self._ensure()      # nothing in flight: a dead worker can be replaced without losing a reply
+                try:        # nothing in flight: a dead worker can be replaced without losing a reply
+                    self._ensure()
+                except AdapterError as e:
+                    self._start_failure = str(e)
+                    return
             try:
-                _write_all(self._wfd, item.data)
+                _write_all(self._wfd, item.data, time.monotonic() + item.limit)
             except BrokenPipeError:
                 return              # the worker died: _next_reply sees it, blames the head, resends the rest
+            except TimeoutError:
+                self._why = (None, "the worker stopped reading its requests; worker killed")
+                self._kill_now()
+                return
             item.sent_at = time.monotonic()
             in_flight += len(item.data)
 
@@ -323,9 +410,12 @@ class WorkerHandle:
         item = self._queue[0]
         if item.sent_at is None:
             self._pump()
+        if item.sent_at is None and self._start_failure:
+            failure, self._start_failure = self._start_failure, ""
+            return self._lost(item, Outcome(CRASHED, message=f"the worker could not be restarted: {failure}"))
         started = max(item.sent_at or time.monotonic(), self._last_reply)
         try:
-            reply = self._recv(max(0.0, started + item.limit - time.monotonic()))
+            reply = self._recv(max(0.0, started + item.limit))
         except TimeoutError:
             stderr = self._stderr()
             self._stop()
@@ -334,12 +424,24 @@ class WorkerHandle:
             return self._lost(item, result)
         if reply is None:
             return self._lost(item, self._crashed())
+        want = "outcome" if item.kind == "run" else "repro"
+        if reply.get("type") != want or reply.get("id") != item.case_id:
+            self._garbled = (f"it sent a {str(reply.get('type'))[:20]!r} reply for case {str(reply.get('id'))[:20]!r} "
+                             f"while the {want} of case {item.case_id[:16]} was awaited")
+            return self._lost(item, self._crashed())
         self._queue.popleft()
         self._last_reply = time.monotonic()
         self._pump()
+        arrays = reply.pop("_arrays")
         if item.kind == "repro":
-            return item, reply
-        outcome = wire.outcome_from_msg(reply, reply.pop("_arrays"))
+            ok = all(isinstance(reply.get(k), str) for k in ("repro", "native_api"))
+            return item, ({k: clean_text(reply[k]) for k in ("repro", "native_api")} if ok else None)
+        try:
+            outcome = wire.outcome_from_msg(reply, arrays)
+        except wire.BadReply as e:
+            stderr = reply.get("stderr")
+            outcome = Outcome(CRASHED, message=f"the worker's reply is malformed: {e}",
+                              stderr=clean_text(stderr, keep_tail=True) if isinstance(stderr, str) else "")
         if outcome.kind == RAISED and "MemoryError" in outcome.exc_mro:
             self._recycle()
         return item, outcome
@@ -365,16 +467,14 @@ class WorkerHandle:
 
     def _crashed(self) -> Outcome:
         stderr = self._stderr()     # what the crashing case wrote (the worker truncates after each case)
-        garbled, self._garbled = getattr(self, "_garbled", ""), ""
-        over, self._over_memory = getattr(self, "_over_memory", None), None
-        if over:
-            return Outcome(CRASHED, signal=signal.SIGKILL, stderr=over[1],
-                           message=f"worker killed: resident memory {over[0]} MB passed the limit of "
-                                   f"{RSS_LIMIT_MB} MB (CONFORM_WORKER_RSS_MB)")
-        if garbled and self.proc is not None and not _exited(self.proc.pid, 0.2):
-            self._stop()            # alive: the harness kills it, which is no signal of the candidate's
-            return Outcome(CRASHED, signal=None, stderr=stderr,
-                           message=f"the worker broke the protocol ({garbled[:200]}); worker killed")
+        why, self._why = self._why, None
+        garbled, self._garbled = self._garbled, ""
+        if why is None and garbled and self.proc is not None and not _exited(self.proc.pid, 0.2):
+            # alive: the harness kills it, which is no signal of the candidate's
+            why = (None, f"the worker broke the protocol ({garbled[:300]}); worker killed")
+        if why is not None:
+            self._stop()
+            return Outcome(CRASHED, signal=why[0], stderr=stderr, message=why[1])
         if self.proc is not None:
             _exited(self.proc.pid, 5.0)     # EOF came first; let the exit status arrive
         rc = self._stop()
@@ -387,11 +487,15 @@ class WorkerHandle:
     def _stderr(self) -> str:
         return read_capped(self._err) if self._err is not None else ""
 
-    def _describe(self, case):
-        if self._desc[0] != case.id:
+    def _describe(self, case, expectation=None):
+        key = (case.id, expectation is not None)
+        if self._desc[0] != key:
             head, arrays = wire.case_to_msg(case)
             head["type"] = "repro"
-            mine = _Item("repro", wire.encode(head, arrays), self.case_timeout)
+            if expectation is not None:
+                head["expectation"], more = wire.expectation_to_msg(expectation)
+                arrays.update(more)
+            mine = _Item("repro", case.id, wire.encode(head, arrays), self.case_timeout)
             self._queue.append(mine)
             self._pump()
             while True:
@@ -402,21 +506,75 @@ class WorkerHandle:
                     self._ready.append(result)      # an earlier case's outcome: collect() returns it next
             if result is None:
                 from .repro import generic_repro
-                self._desc = (case.id, case.op, generic_repro(case, case.op))
+                self._desc = (key, case.op, generic_repro(case, case.op, expectation))
             else:
-                self._desc = (case.id, result["native_api"], result["repro"])
+                self._desc = (key, result["native_api"], result["repro"])
         return self._desc
 
     def native_api(self, op, case=None) -> str:
         return self._describe(case)[1] if case is not None else op
 
-    def repro(self, case) -> str:
-        return self._describe(case)[2]
+    def repro(self, case, expectation=None) -> str:
+        return self._describe(case, expectation)[2]
+
+
+def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identify: bool = False) -> AdapterInfo:
+    """What a worker says about an adapter: AdapterInfo(name, spec, version, available, reason, ops,
+    execution, python, python_version, numpy), the candidate's module imported and its available() and
+    version() called in the worker only, never in this process.  setup() is not called.
+
+    `python`: the interpreter to start the worker with (default: this one).  Never raises for an
+    adapter that is unknown, fails to import, breaks or hangs: it is then unavailable, with the reason.
+    The name is the spec for a registered name, the adapter's own name for module:Class.
+    `identify`: also measure the adapter's source and package (adapters/identity.py; certificates), in
+    the worker's interpreter.
+    """
+    from .registry import resolve
+    try:
+        target = resolve(spec)
+    except AdapterError as e:
+        return AdapterInfo(spec, spec, "", False, str(e))
+    try:
+        h = WorkerHandle(spec, python=python or sys.executable, probe=True, identify=identify, start_timeout=timeout)
+    except AdapterError as e:
+        return AdapterInfo(spec, target, "", False, getattr(e, "reason", "") or str(e))
+    try:
+        info = h.info
+        info.identity = h.hello.get("identity") if isinstance(h.hello.get("identity"), dict) else None
+    finally:
+        h.close()
+    info.spec = target
+    if ":" not in spec:
+        info.name = spec
+    if not info.available:
+        info.version = ""
+    return info
+
+
+def _hello_problem(h) -> str:
+    """'' for a hello whose fields have their documented types, else what is wrong."""
+    def bad(k, what):
+        return f"{k} must be {what}, got {type(h.get(k)).__name__} {str(h.get(k))[:60]!r}"
+    for k in ("name", "version", "reason", "execution", "python", "python_version", "numpy"):
+        if not isinstance(h.get(k), str):
+            return bad(k, "a string")
+    if not h["name"]:
+        return "name must not be empty"
+    if not isinstance(h.get("available"), bool):
+        return bad("available", "true or false")
+    for k in ("ops", "constructions"):
+        if not (isinstance(h.get(k, []), list) and all(isinstance(o, str) for o in h.get(k, []))):
+            return bad(k, "a list of names")
+    t = h.get("case_timeout")
+    if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")):
+        return bad("case_timeout", "a positive number of seconds or null")
+    return ""
 
 
 @dataclass
 class _Item:
     kind: str                       # "run" | "repro"
+    case_id: str                    # what the reply must name
     data: bytes                     # the encoded request
     limit: float                    # seconds the worker gets once it starts on it
     sent_at: Optional[float] = None
@@ -426,9 +584,9 @@ def _worker_path(python) -> list:
     """PYTHONPATH for a worker: this checkout first, so the worker side imports from it.
 
     Under this interpreter the worker sees every module this process sees, so module:Class specs
-    resolve the same way.  Under another one, only the folders that belong to no installation (the
-    working directory, PYTHONPATH, a vendor's checkout): this environment's site-packages and standard
-    library would shadow the other's own (its NumPy, its Python version's modules)."""
+    resolve the same way.  Under another one (adapters.environments), only the folders that belong to
+    no installation (the working directory, PYTHONPATH, a vendor's checkout): this environment's
+    site-packages and standard library would shadow the other's own (its NumPy, its Python's modules)."""
     paths = [_REPO_ROOT, os.getcwd()]
     same = is_this_interpreter(python)
     for p in sys.path:
@@ -449,10 +607,17 @@ def _installed(path) -> bool:
             or any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots if r))
 
 
-def _write_all(fd, data):
+def _write_all(fd, data, deadline):
+    """Write all of `data` to a non-blocking fd; TimeoutError if the reader has not taken it by `deadline`."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError from None
+            select.select([], [fd], [], left)
 
 
 def _exited(pid: int, timeout: float) -> bool:
@@ -469,27 +634,35 @@ def _exited(pid: int, timeout: float) -> bool:
         time.sleep(0.01)
 
 
-_MARK = "CONFORM_WORKER_MARK"
-
-
-def _kill_marked(marker: bytes) -> None:
-    """SIGKILL every process whose environment holds `marker`: what a candidate started and left
-    behind in a session of its own (setsid, double fork), out of reach of the process-group kill."""
+def _pidfd(pid):
+    """A descriptor that becomes readable when `pid` exits (Linux 5.3+), or None."""
     try:
-        pids = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
-    except OSError:         # no /proc: the process-group kill is all there is
-        return
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if marker in env:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _kill_tree(keeper: int) -> None:
+    # The worker and all below it; the keeper, their subreaper, reaps them, kills stragglers and exits.
+    below = proctree.descendants(keeper)
+    proctree.kill_all(below)
+    if not below:       # nothing to wait for (or no /proc to see it with): end the keeper itself
+        _killpg(keeper)
+
+
+def _killpg(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _ensure_folder(path):
+    """The worker's scratch folder, made anew if a candidate removed it or put something in its place."""
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isdir(path)):
+        os.unlink(path)
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.chmod(path, 0o700)
 
 
 def _signame(sig: int) -> str:
@@ -497,14 +670,6 @@ def _signame(sig: int) -> str:
         return signal.Signals(sig).name
     except ValueError:
         return "unknown"
-
-
-def _rss_mb(pid) -> int:
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
-    except (OSError, ValueError, IndexError):
-        return 0        # gone, or no /proc: nothing to watch
 
 
 _swept = False
@@ -524,4 +689,11 @@ def _sweep_orphans():
         if len(parts) >= 4 and name.startswith("conform-worker-") and parts[2].isdigit():
             pid = int(parts[2])
             if pid != os.getpid() and not os.path.exists(f"/proc/{pid}"):
-                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+                path = os.path.join(root, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:       # a candidate put a file or a link in its folder's place
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass

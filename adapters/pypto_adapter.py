@@ -184,28 +184,51 @@ class PyptoAdapter(Adapter):
         return self._kernels[key]
 
     # ---- repro ----------------------------------------------------------------------------------
-    def repro(self, case) -> str:
-        from .repro import array_literal, header_comment, imports_for
+    def repro(self, case, expectation=None) -> str:
+        """The kernel as a script: run it with `python repro.py` (pypto's parser reads the kernel's source
+        file, so it cannot run from `python -c`).  Every file pypto writes goes to a temporary folder."""
+        from .repro import array_literal, compose, header_comment
         try:
             plan = kernels.plan(case)
         except kernels.NoMapping as e:
             return f"{header_comment(case)}\n# not applicable to pypto: {e}\n"
-        lines = [header_comment(case) + f" via {self.native_api(case.op, case)}",
-                 f"# {EXECUTION}: tensor-conformance runs this kernel through pypto's pass-verify",
-                 "# interpreter (adapters/pypto_runtime); on an NPU, drop **CPU_INTERPRETER.",
-                 *imports_for(case), "import torch", "import pypto", "", 'DUMP_DIR = "pypto-verify"',
-                 kernels.JIT_OPTIONS_TEXT, "", "", plan.kernel_source()]
-        for p in plan.params:
-            if p.source:
-                a = case.inputs[p.source]
+        setup = [f"# {EXECUTION}: there is no NPU here, so the kernel runs through pypto's pass-verify",
+                 "# interpreter, patched by tensor-conformance (adapters/pypto_runtime) to compute on the CPU;",
+                 "# on an NPU, drop **CPU_INTERPRETER, the workspace and the read-back.",
+                 "from adapters.pypto_runtime.workspace import Workspace",
+                 "workspace = Workspace()   # a temporary folder (removed at exit) for every file pypto writes;"
+                 " before `import pypto`",
+                 "import pypto",
+                 "from adapters.pypto_runtime import patches, readback",
+                 "from adapters.pypto_adapter import real_exception",
+                 "patches.apply()",
+                 "DUMP_DIR = str(workspace.dump_dir)", kernels.JIT_OPTIONS_TEXT, "", "", plan.kernel_source()]
+        inputs = []
+        for prm in plan.params:
+            if prm.source:
+                a = case.inputs[prm.source]
                 expr = array_literal(a)
                 text = (f"torch.from_numpy({expr}.view(np.int16)).view(torch.bfloat16)"
                         if str(a.dtype) == "bfloat16" else f"torch.from_numpy({expr})")
             else:
-                text = f"torch.zeros({tuple(p.shape)!r}, dtype=torch.{p.dtype})"
-            lines.append(f"{p.name} = {text}")
-        lines.append(f"{plan.func_name}({', '.join(p.name for p in plan.params)})")
-        return "\n".join(lines) + "\n"
+                text = f"torch.zeros({tuple(prm.shape)!r}, dtype=torch.{prm.dtype})"
+            inputs.append(f"{prm.name} = {text}")
+        wanted = sorted(set(plan.outputs.values()))
+        goldens = ", ".join(f"torch.zeros({tuple(plan.params[i].shape)!r}, dtype=torch.{plan.params[i].dtype})"
+                            if i in wanted else "None" for i in range(len(plan.params)))
+        like = ", ".join(f"{i}: np.zeros({tuple(plan.params[i].shape)!r}, dtype=np.{plan.params[i].dtype})"
+                         if plan.params[i].dtype != "bfloat16" else
+                         f"{i}: np.zeros({tuple(plan.params[i].shape)!r}, dtype=ml_dtypes.bfloat16)" for i in wanted)
+        call = ["# the interpreter computes and dumps only the parameters given a golden (its values are unused)",
+                f"pypto.set_verify_golden_data(goldens=[{goldens}])",
+                f"{plan.func_name}({', '.join(prm.name for prm in plan.params)})",
+                f"values = readback.read_params(workspace.dump_dir, {{{like}}})   # the kernel's parameters after the call"]
+        outputs = {name: f"values[{i}]" for name, i in plan.outputs.items()}
+        show = [f'print("{name} =", values[{i}])' for name, i in plan.outputs.items()]
+        imports = ["import torch"] + (["import ml_dtypes"] if any(plan.params[i].dtype == "bfloat16" for i in wanted)
+                                      else [])
+        return compose(case, expectation, title=self.native_api(case.op, case), imports=imports, setup=setup,
+                       inputs=inputs, call=call, show=show, outputs=outputs, unwrap="real_exception(e)")
 
 
 def real_exception(exc: BaseException) -> BaseException:

@@ -23,12 +23,18 @@ class AdapterError(LookupError):
 
 @dataclass
 class AdapterInfo:
+    """What a worker said about an adapter when asked (adapters.pool.probe)."""
     name: str
     spec: str               # what loads it: module:Class
     version: str
     available: bool
     reason: str
-    python: str = ""        # the interpreter that was asked, where it is not this one (adapters.environments)
+    ops: tuple = ()
+    execution: str = ""     # the adapter's own words (the pool adds how it is isolated)
+    python: str = ""        # the interpreter the worker ran under
+    python_version: str = ""
+    numpy: str = ""         # the NumPy version in that interpreter
+    identity: dict = None   # probe(identify=True): the adapter's source and package (adapters/identity.py)
 
 
 def known() -> dict:
@@ -39,8 +45,17 @@ def known() -> dict:
     return found
 
 
+def split_construction(spec: str) -> tuple:
+    """'torch@from_numpy' -> ('torch', 'from_numpy'); a spec without '@' -> (spec, '')."""
+    base, at, how = spec.rpartition("@")
+    return (base, how) if at and base else (spec, "")
+
+
 def resolve(spec: str) -> str:
-    """A name or module:Class -> module:Class."""
+    """A name or module:Class (optionally @construction) -> module:Class (with the same @construction)."""
+    base, how = split_construction(spec)
+    if how:
+        return f"{resolve(base)}@{how}"
     if ":" in spec:
         return spec
     table = known()
@@ -51,7 +66,7 @@ def resolve(spec: str) -> str:
 
 
 def load_class(spec: str):
-    target = resolve(spec)
+    target = resolve(split_construction(spec)[0])
     module, _, attr = target.partition(":")
     try:
         mod = importlib.import_module(module)
@@ -70,33 +85,43 @@ def load(spec: str):
     cls = load_class(spec)
     if not (isinstance(cls, type) and issubclass(cls, Adapter)):
         raise AdapterError(f"adapter {spec!r}: {cls!r} is not a subclass of adapters.base.Adapter")
-    return cls()
+    a = cls()
+    a.construction = a.constructions[0] if a.constructions else ""
+    how = split_construction(spec)[1]
+    if how:
+        if how not in a.constructions:
+            raise AdapterError(f"adapter {spec!r}: {a.name} builds its inputs "
+                               f"{' or '.join(a.constructions) or 'one way only'}, not {how!r}")
+        a.construction = how
+        if how != a.constructions[0]:
+            a.name = f"{a.name}@{how}"      # a second construction is reported as an adapter of its own
+    return a
 
 
-def info(spec: str) -> AdapterInfo:
-    """What `conform adapters` prints for one adapter; never raises for an adapter that is merely missing."""
-    try:
-        target = resolve(spec)
-    except AdapterError as e:
-        return AdapterInfo(spec, spec, "", False, str(e))
-    try:
-        a = load(spec)
-        name = a.name if ":" in spec else spec
-        ok, reason = a.available()
-        version = _safe(a.version) if ok else ""
-    except AdapterError as e:
-        return AdapterInfo(spec, target, "", False, str(e))
-    except Exception as e:      # a vendor adapter whose constructor or available() fails
-        return AdapterInfo(spec, target, "", False, f"{type(e).__name__}: {e}")
-    return AdapterInfo(name, target, version, bool(ok), reason or "")
+def info(spec: str, python: str = None) -> AdapterInfo:
+    """What `conform adapters` prints for one adapter, asked of a worker: the candidate's module is
+    never imported in this process.  Never raises for an adapter that is missing or broken."""
+    from .pool import probe     # the pool imports this module
+    return probe(spec, python=python)
 
 
-def available_adapters() -> list:
-    return [info(name) for name in sorted(known())]
+def available_adapters(pythons=None, cwd=None) -> list:
+    """info() of every known adapter, sorted by name, each asked under the interpreter that runs it
+    (adapters.environments: `pythons` from --python, conform.toml, pyproject.toml, setup.sh's
+    environments); the workers are asked side by side.  An interpreter that cannot serve makes its
+    adapter unavailable, with the reason; a config file that cannot be read raises InterpreterError."""
+    from concurrent.futures import ThreadPoolExecutor
 
+    from .environments import InterpreterError, configured, interpreter_for
+    names = sorted(known())
+    files = configured(cwd)
 
-def _safe(f):
-    try:
-        return str(f())
-    except Exception as e:
-        return f"unknown ({type(e).__name__}: {e})"
+    def one(name):
+        try:
+            python = interpreter_for(name, pythons, files=files)
+        except InterpreterError as e:
+            return AdapterInfo(name, resolve(name), "", False, str(e))
+        return info(name, python)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(names), 4))) as ex:
+        return list(ex.map(one, names))

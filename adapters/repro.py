@@ -1,12 +1,30 @@
-"""Repro snippets: Python text that rebuilds a case's inputs exactly and makes the call.
+"""Repro snippets: a Python script that rebuilds a case's inputs exactly, makes the call, and checks it.
 
-Framework adapters write repros in their own syntax from these pieces, e.g.
-`f"x = torch.from_numpy({array_literal(case.inputs['x'])})"` and then their
-native call; `generic_repro` is the fallback for an adapter that writes none.
+Run as a script (`python repro.py`), a repro exits 0 when the call does what the
+documents say and fails exactly when the case fails: with an AssertionError
+naming the output and the first differing element (value-mismatch), with
+"the call returned; the documents say it raises ..." (missing-error), or with
+the framework's own exception (unexpected-error, wrong-error-class).  Only a
+repro made with the case's Expectation checks anything; without one it makes
+the call and prints what came back.
+
+The pieces, so an adapter writes its repro in its own syntax:
+- `array_literal` / `scalar_text`: exact literals (NaN, -0.0, bf16, base64 bytes of a large array);
+- the call's arguments in the documented order (docs/CASES.md), decoded here once:
+  `clip_bound_texts`, `scatter_arg_texts`, `scatter_nd_add_arg_texts`, `setitem_statement`,
+  `set_arg_text`; the per-op decoding of the running adapters lives in adapters/convert.py;
+- `compose(...)`: header, imports, inputs, the call (inside try/except when the documents name an
+  error), what came back printed, and the check against the Expectation.
+
+`generic_repro` is the fallback of an adapter that writes none: it calls `native_api` as a
+function with NumPy arrays.  `call_repro` calls an adapter's repro with the Expectation, or
+without it for a vendor adapter written for the older `repro(case)`.
 """
 from __future__ import annotations
 
 import base64
+import importlib.util
+import inspect
 import math
 
 import numpy as np
@@ -15,6 +33,8 @@ from contract.dtypes import dtype_name
 
 MAX_LITERAL = 256     # more elements than this: the snippet carries the exact bytes instead of a list
 
+
+# ---- literals ----------------------------------------------------------------------------------
 
 def scalar_text(v) -> str:
     """A Python literal for a params value; NaN, infinities and -0.0 spelled so they survive."""
@@ -56,21 +76,42 @@ def array_literal(a: np.ndarray) -> str:
     """A NumPy expression that rebuilds `a` bit for bit (needs numpy as np; bf16 also ml_dtypes)."""
     a = np.asarray(a)
     dt = numpy_dtype_text(a.dtype)
-    if a.size <= MAX_LITERAL:
+    if not _as_bytes(a):
         return f"np.array({values_text(a)}, dtype={dt})"
     le = a.astype(a.dtype.newbyteorder("<"), copy=False)
     b64 = base64.b64encode(np.ascontiguousarray(le).tobytes()).decode("ascii")
-    return f'np.frombuffer(base64.b64decode("{b64}"), dtype={dt}).reshape({tuple(a.shape)!r})'
+    return f'np.frombuffer(base64.b64decode("{b64}"), dtype={dt}).reshape({tuple(a.shape)!r}).copy()'
+
+
+def _as_bytes(a) -> bool:
+    return a.size > MAX_LITERAL or _has_nan_payload(a)
+
+
+def _has_nan_payload(a) -> bool:
+    # float("nan") is the default quiet NaN: a NaN with another payload or sign travels as bytes
+    if dtype_name(a.dtype) not in ("float16", "bfloat16", "float32", "float64") or not a.size:
+        return False
+    nan = np.isnan(a.astype(np.float64))
+    if not nan.any():
+        return False
+    canonical = np.array(np.nan, dtype=a.dtype).tobytes()
+    return any(x.tobytes() != canonical for x in a[nan])
+
+
+def needed_imports(arrays) -> list:
+    """The import lines array_literal's expressions of these arrays need."""
+    arrays = [np.asarray(a) for a in arrays]
+    lines = ["import numpy as np"]
+    if any(_as_bytes(a) for a in arrays):
+        lines.insert(0, "import base64")
+    if any(dtype_name(a.dtype) == "bfloat16" for a in arrays):
+        lines.append("import ml_dtypes")
+    return lines
 
 
 def imports_for(case) -> list:
-    """The import lines the array literals of a case need."""
-    lines = ["import numpy as np"]
-    if any(a.size > MAX_LITERAL for a in case.inputs.values()):
-        lines.insert(0, "import base64")
-    if any(dtype_name(a.dtype) == "bfloat16" for a in case.inputs.values()):
-        lines.append("import ml_dtypes")
-    return lines
+    """The import lines the array literals of a case's inputs need."""
+    return needed_imports(case.inputs.values())
 
 
 def header_comment(case) -> str:
@@ -78,27 +119,14 @@ def header_comment(case) -> str:
         f": {case.label}" if case.label else "")
 
 
-def input_lines(case, wrap: str = "{}") -> list:
-    """`name = <array>` per input; `wrap` puts the NumPy expression into a framework's constructor."""
-    return [f"{name} = {wrap.format(array_literal(a))}" for name, a in sorted(case.inputs.items())]
+def input_lines(case, wrap="{}") -> list:
+    """`name = <array>` per input; `wrap` puts the NumPy expression into a framework's constructor:
+    a format string ("torch.from_numpy({})"), or a function (expression, array) -> text."""
+    make = wrap if callable(wrap) else (lambda expr, a: wrap.format(expr))
+    return [f"{name} = {make(array_literal(a), a)}" for name, a in sorted(case.inputs.items())]
 
 
-def call_text(case, native_api: str) -> str:
-    """The call with the case's arguments, inputs by name and params as keywords (docs/CASES.md)."""
-    if case.op == "setitem":
-        from contract.case import key_text
-        p = dict(case.params)
-        value = "value" if "value" in case.inputs else scalar_text(p.get("value"))
-        return f"target[{key_text(p['key'])}] = {value}   # {native_api}"
-    args = [n for n in sorted(case.inputs)]
-    kwargs = [f"{k}={scalar_text(v)}" for k, v in sorted(case.params.items())]
-    return f"result = {native_api}({', '.join(args + kwargs)})"
-
-
-def generic_repro(case, native_api: str) -> str:
-    lines = [header_comment(case), *imports_for(case), *input_lines(case), call_text(case, native_api)]
-    return "\n".join(lines) + "\n"
-
+# ---- the call's arguments, in the documented order (docs/CASES.md) ---------------------------------
 
 def bound_text(case, which, element) -> str:
     """The text of clip's `min`/`max` argument: None, the tensor's name, an Element built by
@@ -111,3 +139,250 @@ def bound_text(case, which, element) -> str:
     if spec["kind"] == "element":
         return element(spec["value"], spec["dtype"])
     return scalar_text(spec["value"])
+
+
+def clip_bound_texts(case, element) -> tuple:
+    """(min text, max text) of `clip(x, min, max)`."""
+    return bound_text(case, "min", element), bound_text(case, "max", element)
+
+
+def value_text(case, inputs_name="value") -> str:
+    """setitem's value / scatter's src: the tensor's variable name, or the scalar literal."""
+    return inputs_name if inputs_name in case.inputs else scalar_text(case.params["value"])
+
+
+def setitem_key_text(case) -> str:
+    from contract.case import key_text
+    return key_text(case.params["key"])
+
+
+def setitem_statement(case, target="target") -> str:
+    """`target[key] = value`, the key as a user types it (tensor indices by their input's name)."""
+    return f"{target}[{setitem_key_text(case)}] = {value_text(case)}"
+
+
+def scatter_arg_texts(case) -> list:
+    """[dim, index, src or value] of `input.scatter(dim, index, src)`."""
+    return [scalar_text(case.params["dim"]), "index", value_text(case, "src")]
+
+
+def scatter_nd_add_arg_texts(case) -> list:
+    """[x, indices, updates(, use_locking)] of `scatter_nd_add(x, indices, updates, use_locking)`:
+    use_locking passed iff the case gives it, exactly as given."""
+    extra = [scalar_text(case.params["use_locking"])] if "use_locking" in case.params else []
+    return ["x", "indices", "updates", *extra]
+
+
+def set_kwargs_text(case) -> str:
+    """`, storage_offset=.., size=.., stride=..`: each passed iff present, exactly as given (wrong types too)."""
+    from .convert import SET_KWARGS
+    return "".join(f", {k}={scalar_text(case.params[k])}" for k in SET_KWARGS if k in case.params)
+
+
+def set_arg_text(case, source="source") -> str:
+    """The arguments of `target.set_(...)`: the source (none for set_()), then the keywords."""
+    kind = case.params.get("source_kind", "none")
+    kw = set_kwargs_text(case)
+    return (source + kw) if kind != "none" else kw[2:]
+
+
+# ---- the check against the Expectation ---------------------------------------------------------
+
+# The judge's comparison (suites/judge.py compare), written out so a repro needs nothing but NumPy.
+CHECK_FUNCTION = '''def _check(name, actual, expected, bound=None, choices=None, strict_zero_sign=True):
+    """Fail unless `actual` is the documents' answer: NaN equals NaN; the sign of zero counts where
+    strict; `bound`: admissible absolute error per element; `choices`: the admissible values."""
+    if actual is None:
+        print(f"{name}: not observable here; not compared")
+        return
+    actual = np.asarray(actual)
+    assert str(actual.dtype) == str(expected.dtype), f"{name}: dtype {actual.dtype}, expected {expected.dtype}"
+    assert actual.shape == expected.shape, f"{name}: shape {list(actual.shape)}, expected {list(expected.shape)}"
+    if expected.dtype.kind in "biu":
+        ok = (choices == actual[None]).any(axis=0) if choices is not None else actual == expected
+    else:
+        a = actual.astype(np.float64)
+        e = (choices if choices is not None else expected).astype(np.float64)
+        ok = (e == a) | (np.isnan(e) & np.isnan(a))
+        if bound is not None:
+            with np.errstate(invalid="ignore"):
+                ok |= np.abs(a - e) <= bound.astype(np.float64)
+        if strict_zero_sign:
+            ok &= ~((e == 0) & (a == 0) & (np.signbit(e) != np.signbit(a)))
+        if choices is not None:
+            ok = ok.any(axis=0)
+    ok = np.asarray(ok)
+    if not ok.all():
+        first = tuple(int(i) for i in np.argwhere(~ok)[0]) if ok.ndim else ()
+        raise AssertionError(f"{name}: {np.count_nonzero(~ok)} of {ok.size} elements differ; first at {first}: "
+                             f"{actual[first]!r}, expected {expected[first]!r}\\nactual:   {actual!r}\\n"
+                             f"expected: {expected!r}")'''
+
+
+def expected_arrays(expectation) -> list:
+    """Every array a check of `expectation` writes as a literal (for the imports)."""
+    if expectation is None or expectation.kind != "value":
+        return []
+    out = []
+    for ea in expectation.outputs.values():
+        out += [ea.value] + [a for a in (ea.bound, ea.choices) if a is not None]
+    return out
+
+
+def check_lines(expectation, outputs: dict) -> list:
+    """The lines that compare each output with the documents' value (kind "value" only).
+
+    outputs: output name -> a Python expression giving that output as a NumPy array (or None when the
+    adapter cannot observe it); only names the Expectation has are checked, in its order."""
+    from contract.expectation import BOUND, CHOICES, ZERO_REPORT
+    lines = [CHECK_FUNCTION, ""]
+    for name, ea in expectation.outputs.items():
+        if name not in outputs:
+            continue
+        args = [repr(name), outputs[name], array_literal(ea.value)]
+        if ea.rule == BOUND and ea.bound is not None:
+            args.append(f"bound={array_literal(np.asarray(ea.bound))}")
+        if ea.rule == CHOICES and ea.choices is not None:
+            args.append(f"choices={array_literal(np.asarray(ea.choices))}")
+        if ea.zero_sign == ZERO_REPORT:
+            args.append("strict_zero_sign=False")
+        lines.append(f"_check({', '.join(args)})")
+    lines.append('print("conforms to the documents")')
+    return lines
+
+
+def expectation_comment(expectation) -> list:
+    if expectation is None:
+        return []
+    clauses = ", ".join(expectation.clauses)
+    lines = [f"# the documents: {expectation.summary()}" + (f" [{clauses}]" if clauses else "")]
+    if expectation.kind == "unspecified":
+        lines.append("# (unspecified input: any outcome but a crash conforms, so nothing is checked)")
+    return lines
+
+
+def raises_block(call, expectation, unwrap=None) -> list:
+    """The call inside try/except: the script passes when the documented error (by class name, as the
+    judge checks it: the class or one of its bases) is raised, and fails when the call returns."""
+    want = expectation.error_class
+    doc = f"{want or 'an error'} ({expectation.error_clause})"
+    lines = ["try:", *(f"    {line}" for line in call), "except Exception as e:"]
+    if unwrap:
+        lines.append(f"    e = {unwrap}")
+    if want:
+        lines += [f"    if {want!r} not in [c.__name__ for c in type(e).__mro__]:", "        raise e"]
+    lines += [f'    print(f"raised {{type(e).__name__}} as documented ({expectation.error_clause}): {{e}}")',
+              "else:",
+              f"    raise AssertionError({('the call returned; the documents say it raises ' + doc)!r})"]
+    return lines
+
+
+def compose(case, expectation=None, *, imports=(), setup=(), inputs=None, call=(), after=(), show=(),
+            outputs=None, title="", unwrap=None) -> str:
+    """A whole repro script.
+
+    imports: the adapter's import lines (numpy, base64 and ml_dtypes are added as the literals need);
+    setup: lines before the inputs (helpers such as to_numpy); inputs: the input lines (default: NumPy
+    arrays); call: the lines that make the call (inside try/except when the documents name an error);
+    after: lines that read back what the call left (not run when an error is documented: the script
+    has failed by then if the call returned); show: lines printing it; outputs: output name -> NumPy
+    expression for the check; unwrap: an expression of `e` giving the exception the framework means
+    (pypto wraps it in its parser's).
+    """
+    arrays = list(case.inputs.values()) + expected_arrays(expectation)
+    lines = [header_comment(case) + (f" via {title}" if title else ""), *expectation_comment(expectation)]
+    lines += _unique([*needed_imports(arrays), *imports])
+    lines += [*setup, *(input_lines(case) if inputs is None else inputs)]
+    if expectation is not None and expectation.kind == "error":
+        lines += raises_block(list(call), expectation, unwrap)
+    elif expectation is not None and expectation.kind == "unspecified":
+        # rejecting unsupported input conforms too (the judge's pass); only a crash does not
+        lines += ["try:", *(f"    {line}" for line in call), "except Exception as e:",
+                  '    print(f"raised {type(e).__name__}: {e} (admissible: the documents leave this input '
+                  'unspecified)")', "else:", *(f"    {line}" for line in [*after, *show] or ["pass"])]
+    else:
+        if unwrap:      # the framework's own exception, not its wrapper, ends the traceback
+            call = ["try:", *(f"    {line}" for line in call), "except Exception as e:", f"    raise {unwrap}"]
+        lines += [*call, *after, *show]
+        if expectation is not None and expectation.kind == "value":
+            lines += ["", *check_lines(expectation, outputs or {})]
+    return "\n".join(lines) + "\n"
+
+
+def _unique(lines) -> list:
+    return list(dict.fromkeys(line for line in lines if line))
+
+
+# ---- calling an adapter's repro ------------------------------------------------------------------
+
+def accepts_expectation(repro) -> bool:
+    """Whether `repro` takes (case, expectation): adapters written before it took (case) only."""
+    try:
+        params = list(inspect.signature(repro).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2
+
+
+def call_repro(repro, case, expectation=None) -> str:
+    """repro(case, expectation), or repro(case) for an adapter whose repro takes the case only."""
+    if expectation is not None and accepts_expectation(repro):
+        return repro(case, expectation)
+    return repro(case)
+
+
+# ---- the fallback: the native API as a function of NumPy arrays ------------------------------------
+
+GENERIC_OUTPUTS = {"setitem": {"target": "target"}, "clip": {"out": "out", "x": "x"},
+                   "scatter": {"out": "out", "input": "input"}, "scatter_nd_add": {"out": "out", "x": "x"},
+                   "set_": {"self": "self_"}}
+
+
+def generic_repro(case, native_api: str, expectation=None) -> str:
+    """The native API called as a function of NumPy arrays with the documented arguments in order.
+
+    An adapter that converts inputs to its own tensors, or calls a method, writes its own repro
+    (override Adapter.repro); this one is right for a function that takes NumPy arrays."""
+    module = importable_module(native_api)
+    imports = [f"import {module}"] if module else []
+    note = [] if module else [f"# {native_api!r} names no importable module: import what defines it"]
+    call = _generic_call(case, native_api)
+    outputs = {k: f"np.asarray({v})" for k, v in GENERIC_OUTPUTS[case.op].items()}
+    show = [f"print({', '.join(GENERIC_OUTPUTS[case.op].values())})"]
+    return compose(case, expectation, imports=imports, setup=note, call=call, show=show, outputs=outputs,
+                   title=native_api)
+
+
+def _generic_call(case, api) -> list:
+    if case.op == "setitem":
+        return [f"{setitem_statement(case)}   # {api}"]
+    if case.op == "clip":
+        lo, hi = clip_bound_texts(case, lambda v, dt: f"np.array({scalar_text(v)}, dtype={numpy_dtype_text(dt)})")
+        return [f"out = {api}(x, {lo}, {hi})"]
+    if case.op == "scatter":
+        return [f"out = {api}(input, {', '.join(scatter_arg_texts(case))})"]
+    if case.op == "scatter_nd_add":
+        return [f"out = {api}({', '.join(scatter_nd_add_arg_texts(case))})"]
+    source = "source" if case.params.get("source_kind", "none") != "none" else ""
+    args = ", ".join(a for a in ("target", set_arg_text(case, source)) if a)
+    return [f"self_ = {api}({args})"]
+
+
+def importable_module(dotted: str) -> str:
+    """The longest prefix of `dotted` that is an importable module ('' if none): `vendor_clip.clip`
+    -> `vendor_clip`, `pkg.ops.clip` -> `pkg.ops`."""
+    parts = dotted.split("(", 1)[0].strip().split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        name = ".".join(parts[:n])
+        if not all(p.isidentifier() for p in parts[:n]):
+            continue
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return name
+        except (ImportError, ValueError, AttributeError):
+            continue
+    return ""

@@ -14,9 +14,8 @@ import warnings
 
 from .base import RETURNED, Outcome
 from .pinned import PinnedAdapter
-from . import convert
-from .convert import from_torch, is_bf16, py_literal, to_torch, torch_dtype
-from .repro import bound_text
+from . import convert, repro as R
+from .convert import from_torch, is_bf16, to_torch, torch_dtype
 
 PIN = "2.13.0"
 
@@ -32,6 +31,7 @@ NATIVE = {
 class TorchAdapter(PinnedAdapter):
     name = "torch"
     execution = "torch CPU build"
+    constructions = (convert.TENSOR, convert.FROM_NUMPY)
 
     def __init__(self):
         self._torch = None
@@ -64,7 +64,8 @@ class TorchAdapter(PinnedAdapter):
             self.setup()
         api = self.native_api(case.op, case)
         try:
-            outcome = _RUNNERS[case.op](self._torch, case)
+            with convert.building(self.construction):
+                outcome = _RUNNERS[case.op](self._torch, case)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:      # the framework's failure is the result, whatever it is
@@ -72,9 +73,12 @@ class TorchAdapter(PinnedAdapter):
         outcome.native_api = api
         return outcome
 
-    def repro(self, case) -> str:
-        return convert.repro_text(case, self.native_api(case.op, case), "import torch",
-                                  _tensor_text, _call_lines(case))
+    def repro(self, case, expectation=None) -> str:
+        call, after, show, outputs = _repro_parts(case)
+        return R.compose(case, expectation, title=self.native_api(case.op, case), imports=["import torch"],
+                         setup=TO_NUMPY, inputs=R.input_lines(case, _tensor_maker(self.construction)),
+                         call=call, after=after,
+                         show=show, outputs=outputs)
 
 
 # ---- one function per op: convert, call, read back the original objects -----------------------
@@ -160,43 +164,73 @@ _RUNNERS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
             "scatter_nd_add": _scatter_nd_add, "set_": _set_}
 
 
-def _tensor_text(expr, a):
-    if is_bf16(a):      # torch does not know ml_dtypes' bfloat16: hand it the raw bits
-        return f"torch.from_numpy({expr}.view(np.int16)).view(torch.bfloat16)"
-    return f"torch.from_numpy({expr})"
+# ---- repro snippets in torch's own syntax ---------------------------------------------------
+
+TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
+            "    t = t.detach()",
+            "    if t.dtype == torch.bfloat16:",
+            "        import ml_dtypes",
+            "        return t.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)",
+            "    return t.numpy()"]
 
 
-def _bound_text(case, which):
-    return bound_text(case, which, lambda v, dt: f"torch.tensor({py_literal(v)}, dtype=torch.{dt})")
+def _tensor_maker(construction):
+    """The input expression, built as the adapter builds it (convert.to_torch): torch.tensor (the documented
+    way), or torch.from_numpy for the from_numpy construction."""
+    make = "torch.from_numpy" if construction == convert.FROM_NUMPY else "torch.tensor"
+
+    def text(expr, a):
+        if is_bf16(a):      # torch does not know ml_dtypes' bfloat16: hand it the raw bits
+            return f"{make}({expr}.view(np.int16)).view(torch.bfloat16)"
+        return f"{make}({expr})"
+    return text
 
 
-def _call_lines(case):
+def _element(v, dt):
+    return f"torch.tensor({R.scalar_text(v)}, dtype=torch.{dt})"
+
+
+def _repro_parts(case):
+    """(call lines, read-back lines, print lines, output name -> NumPy expression)."""
     p = case.params
     if case.op == "setitem":
-        return [f"target[{convert.setitem_key_text(case)}] = {convert.value_text(case)}", "print(target)"]
+        return [R.setitem_statement(case)], [], ["print(target)"], {"target": "to_numpy(target)"}
     if case.op == "clip":
-        return [f"out = torch.clamp(x, {_bound_text(case, 'min')}, {_bound_text(case, 'max')})",
-                "print(out, x)"]
+        lo, hi = R.clip_bound_texts(case, _element)
+        return ([f"out = torch.clamp(x, {lo}, {hi})"], [], ["print(out, x)"],
+                {"out": "to_numpy(out)", "x": "to_numpy(x)"})
     if case.op == "scatter":
         method = "scatter_" if p.get("inplace") else "scatter"
-        return [f"out = input.{method}({p['dim']!r}, index, {convert.value_text(case, 'src')})",
-                "print(out, input)"]
+        return ([f"out = input.{method}({', '.join(R.scatter_arg_texts(case))})"], [], ["print(out, input)"],
+                {"out": "to_numpy(out)", "input": "to_numpy(input)"})
     if case.op == "scatter_nd_add":
-        return ["out = x.index_put_(tuple(indices.unbind(-1)), updates, accumulate=True)", "print(out, x)"]
+        return (["out = x.index_put_(tuple(indices.unbind(-1)), updates, accumulate=True)"], [],
+                ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
+    return _set_parts(case)
+
+
+def _set_parts(case):
+    p = case.params
     kind = p.get("source_kind", "none")
-    lines, src = [], "source"
+    call, src = [], "source"
     if p.get("source_device") == "other" and kind != "none":
-        lines.append('source = source.to("meta")   # another device than target\'s')
+        call.append('source = source.to("meta")   # another device than target\'s')
     if kind == "storage":
-        lines.append("src = source.storage()   # TypedStorage: keeps the dtype")
+        call.append("src = source.storage()   # TypedStorage: keeps the dtype")
         src = "src"
     elif p.get("source_view") is not None:
         v = p["source_view"]
-        lines.append(f"source = source.as_strided({tuple(v['size'])!r}, {tuple(v['stride'])!r}, {v['offset']!r})")
-    arg = "" if kind == "none" else src
-    kw = convert.set_kwargs_text(case)
-    lines.append(f"target.set_({arg}{kw if arg else kw[2:]})")
-    lines.append("print(target)")
+        call.append(f"source = source.as_strided({tuple(v['size'])!r}, {tuple(v['stride'])!r}, {v['offset']!r})")
+    call.append(f"target.set_({R.set_arg_text(case, src)})")
+    after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
+    outputs = {"self": "self_"}
     if kind != "none" and "probe" in p:
-        lines += [f"target.fill_({py_literal(p['probe'])})", "print(source)"]
-    return lines
+        # the probe: a write through self must show in the source (ST-ALIAS); the whole storage for a Storage
+        after += ["source_after_fill = None",
+                  "try:",
+                  f"    target.fill_({R.scalar_text(p['probe'])})",
+                  "    source_after_fill = to_numpy(source)",
+                  "except Exception as e:   # e.g. a zero stride makes self overlap itself: self's values still count",
+                  '    print("the probe write failed:", type(e).__name__, e)']
+        outputs["source_after_fill"] = "source_after_fill"
+    return call, after, ["print(self_)"], outputs

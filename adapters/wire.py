@@ -8,7 +8,8 @@ A message is
 
 Sizes are checked against limits before anything is read or allocated, so a
 confused or hostile peer cannot make the other side allocate on a declared
-size alone.  Array dtypes travel by the suite's names (contract.dtypes), which
+size alone.  A reader given a deadline never waits past it: a partial message
+or a few stray bytes end in WireTimeout, not in a read that blocks forever.  Array dtypes travel by the suite's names (contract.dtypes), which
 covers bfloat16 where the .npy header format has no name for it.
 """
 from __future__ import annotations
@@ -16,7 +17,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import select
 import struct
+import time
 
 import numpy as np
 
@@ -41,6 +44,14 @@ class Truncated(WireError):
     """The pipe closed in the middle of a message (the peer died while sending)."""
 
 
+class WireTimeout(WireError):
+    """The deadline passed in the middle of a message: the peer sent part of one, or stray bytes."""
+
+
+class BadReply(WireError):
+    """A whole message whose fields are not what the protocol says (the message says which)."""
+
+
 def encode(header: dict, arrays=None) -> bytes:
     """One message as bytes: header dict plus a name -> ndarray mapping."""
     metas, blobs = [], []
@@ -55,22 +66,35 @@ def encode(header: dict, arrays=None) -> bytes:
 
 
 def send(fd: int, header: dict, arrays=None) -> None:
-    data = memoryview(encode(header, arrays))
+    send_bytes(fd, encode(header, arrays))
+
+
+def send_bytes(fd: int, data: bytes) -> None:
+    data = memoryview(data)
     while data:
         n = os.write(fd, data)
         data = data[n:]
 
 
-def recv(fd: int):
-    """Read one message: (header dict, {name: ndarray}). Raises PeerClosed on EOF before a message."""
-    first = _read_exact(fd, 4, at_boundary=True)
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)      # NaN and Infinity are no JSON
+
+
+def recv(fd: int, deadline=None):
+    """Read one message: (header dict, {name: ndarray}). Raises PeerClosed on EOF before a message.
+
+    `deadline` (time.monotonic()): raise WireTimeout rather than wait past it for the rest of a message."""
+    first = _read_exact(fd, 4, at_boundary=True, deadline=deadline)
     (hlen,) = _LEN.unpack(first)
     if hlen > MAX_HEADER:
         raise WireError(f"header declares {hlen} bytes, over the limit of {MAX_HEADER}")
     try:
-        header = json.loads(_read_exact(fd, hlen))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise WireError(f"header is not JSON: {e}") from None
+        header = _DECODER.decode(_read_exact(fd, hlen, deadline=deadline).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:   # also NaN, 4300-digit ints, deep nesting
+        raise WireError(f"header is not JSON: {str(e)[:200]}") from None
     if not isinstance(header, dict):
         raise WireError(f"header must be a JSON object, got {type(header).__name__}")
     metas = header.pop("arrays", [])
@@ -79,7 +103,7 @@ def recv(fd: int):
     arrays = {}
     for m in metas:
         name, dt, shape = _check_meta(m)
-        raw = _read_exact(fd, math.prod(shape) * dt.itemsize)
+        raw = _read_exact(fd, math.prod(shape) * dt.itemsize, deadline=deadline)
         arrays[name] = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt, copy=False).reshape(shape)
     return header, arrays
 
@@ -99,9 +123,11 @@ def _check_meta(m):
     return m["name"], dt, shape
 
 
-def _read_exact(fd: int, n: int, at_boundary: bool = False) -> bytes:
+def _read_exact(fd: int, n: int, at_boundary: bool = False, deadline=None) -> bytes:
     chunks, got = [], 0
     while got < n:
+        if deadline is not None:
+            _wait_readable(fd, deadline, got, n)
         b = os.read(fd, min(n - got, 1 << 20))
         if not b:
             if at_boundary and got == 0:
@@ -110,6 +136,19 @@ def _read_exact(fd: int, n: int, at_boundary: bool = False) -> bytes:
         chunks.append(b)
         got += len(b)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _wait_readable(fd, deadline, got, n):
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            if select.select([fd], [], [], max(0.0, left))[0]:
+                return
+        except InterruptedError:
+            continue
+        if left <= 0:
+            raise WireTimeout(f"{got} of {n} bytes came, then nothing before the deadline "
+                              "(a partial message, or stray bytes on the pipe)")
 
 
 # ---- the two payloads: a Case to run, an Outcome back -------------------------------------
@@ -128,6 +167,35 @@ def case_from_msg(head, arrays):
                 clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"])
 
 
+_EXPECTED = "expected:"     # prefix of the arrays of an Expectation (input names are identifiers)
+
+
+def expectation_to_msg(exp):
+    """(JSON-able dict, {array name: ndarray}) of a contract.expectation.Expectation, for a repro request."""
+    head = {"kind": exp.kind, "clauses": list(exp.clauses), "error_clause": exp.error_clause,
+            "error_class": exp.error_class, "message": exp.message, "outputs": []}
+    arrays = {}
+    for name, ea in exp.outputs.items():
+        head["outputs"].append({"name": name, "rule": ea.rule, "zero_sign": ea.zero_sign})
+        for part in ("value", "bound", "choices"):
+            a = getattr(ea, part)
+            if a is not None:
+                arrays[f"{_EXPECTED}{name}:{part}"] = np.asarray(a)
+    return head, arrays
+
+
+def expectation_from_msg(head, arrays):
+    """The Expectation expectation_to_msg encoded; its arrays are taken out of `arrays`."""
+    from contract.expectation import Expectation, ExpectedArray
+    outputs = {}
+    for o in head.get("outputs") or ():
+        parts = {p: arrays.pop(f"{_EXPECTED}{o['name']}:{p}", None) for p in ("value", "bound", "choices")}
+        outputs[o["name"]] = ExpectedArray(parts["value"], rule=o["rule"], bound=parts["bound"],
+                                           choices=parts["choices"], zero_sign=o["zero_sign"])
+    return Expectation(head["kind"], tuple(head.get("clauses") or ()), outputs, error_clause=head.get("error_clause"),
+                       error_class=head.get("error_class"), message=head.get("message") or "")
+
+
 _OUTCOME_FIELDS = ("kind", "exc_type", "message", "stderr", "signal", "seconds", "native_api", "elapsed_s")
 
 
@@ -138,6 +206,13 @@ def outcome_to_msg(outcome):
 
 
 def outcome_from_msg(head, arrays):
-    from .base import Outcome
-    return Outcome(arrays=arrays, exc_mro=tuple(head.get("exc_mro", ())),
-                   **{f: head[f] for f in _OUTCOME_FIELDS if f in head})
+    """The Outcome in a reply; BadReply (saying which field, and what it held) when a field has the wrong type."""
+    from .base import Outcome, outcome_problem
+    fields = {f: head[f] for f in _OUTCOME_FIELDS if f in head}
+    if "exc_mro" in head:
+        fields["exc_mro"] = head["exc_mro"]
+    problem = outcome_problem(fields)
+    if problem:
+        raise BadReply(problem)
+    fields["exc_mro"] = tuple(fields.get("exc_mro", ()))
+    return Outcome(arrays=arrays, **fields).clean()

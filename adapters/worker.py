@@ -1,13 +1,12 @@
-"""The adapter worker process: `python -m adapters.worker SPEC --rfd R --wfd W [--memory-mb M]`.
+"""The adapter worker process: `python -m adapters.worker SPEC --rfd R --wfd W [--memory-mb M] [--probe]`.
 
-`python -m adapters.worker SPEC --probe` only loads the adapter and prints its hello (availability,
-version, interpreter) as the last line of stdout: how the harness asks an adapter that runs under
-another interpreter whether it is available there, without starting its framework.
-
-It loads one adapter, calls its setup() once, then answers requests on the
-two protocol pipes (adapters.wire).  The candidate's own stdout is pointed at
+The pool starts it under its keeper (adapters.keeper), which kills whatever the
+candidate leaves running.  It loads one adapter, calls its setup() once, then
+answers requests on the two protocol pipes (adapters.wire); each reply carries
+the id of the case it answers.  The candidate's own stdout is pointed at
 stderr, which the client captures per case, so nothing a framework prints can
-corrupt the protocol.
+corrupt the protocol.  With --probe it only says hello (name, version,
+availability, interpreter, NumPy) and exits: setup() is not called.
 """
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import ctypes
 import faulthandler
 import os
 import platform
+import stat
 import sys
 import time
 
@@ -24,7 +24,8 @@ import numpy as np
 from . import wire
 from contract.dtypes import dtype_name
 
-from .base import RAISED, RETURNED, Outcome
+from .base import CRASHED, RAISED, RETURNED, Outcome, clean_text
+from .proctree import die_with_parent
 
 
 def call_adapter(adapter, case, reraise=()) -> Outcome:
@@ -44,6 +45,10 @@ def call_adapter(adapter, case, reraise=()) -> Outcome:
     if not isinstance(out, Outcome):
         out = Outcome(RAISED, exc_type="AdapterProtocolError", exc_mro=("AdapterProtocolError",),
                       message=f"run() returned {type(out).__name__}, not an Outcome")
+    problem = out.clean().problem()
+    if problem:     # a field of the wrong type would break the judge or the results file later
+        out = Outcome(CRASHED, message=f"the adapter returned a malformed Outcome: {problem}",
+                      stderr=out.stderr if isinstance(out.stderr, str) else "")
     if not out.elapsed_s:
         out.elapsed_s = elapsed
     if not out.native_api:
@@ -53,23 +58,23 @@ def call_adapter(adapter, case, reraise=()) -> Outcome:
 
 def safe_call(f, *args) -> str:
     try:
-        return str(f(*args))
+        return clean_text(str(f(*args)))
     except BaseException as e:      # noqa: BLE001
         return f"<{getattr(f, '__name__', 'call')} failed: {type(e).__name__}>"
 
 
-def interpreter() -> tuple:
-    """(path, Python version, NumPy version) of the interpreter running this code."""
-    return sys.executable, platform.python_version(), np.__version__
-
-
-def hello(adapter) -> dict:
-    ok, reason = adapter.available()
-    python, python_version, numpy_version = interpreter()
-    return {"type": "hello", "pid": os.getpid(), "name": adapter.name,
-            "version": safe_call(adapter.version), "available": bool(ok), "reason": reason or "",
-            "execution": adapter.execution, "ops": list(adapter.ops), "case_timeout": adapter.case_timeout,
-            "python": python, "python_version": python_version, "numpy": numpy_version}
+def hello(adapter, ok, reason) -> dict:
+    """What the pool (and adapters.pool.probe) learn about the adapter; may raise on a broken adapter."""
+    timeout = adapter.case_timeout
+    if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+                                    and 0 < timeout < float("inf")):
+        raise TypeError(f"case_timeout must be a positive number of seconds or None, got {timeout!r}")
+    return {"type": "hello", "pid": os.getpid(), "name": clean_text(str(adapter.name), 200),
+            "version": safe_call(adapter.version), "available": bool(ok), "reason": clean_text(str(reason or "")),
+            "execution": clean_text(str(adapter.execution), 400), "ops": [clean_text(str(o), 100) for o in adapter.ops],
+            "case_timeout": timeout, "python": sys.executable, "python_version": platform.python_version(),
+            "numpy": np.__version__,
+            "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())]}
 
 
 class _Hygiene:
@@ -78,7 +83,7 @@ class _Hygiene:
     candidate that draws from it unseeded could notice.)"""
 
     def __init__(self):
-        self.cwd = os.getcwd()
+        self.cwd = os.getcwd()      # the worker's scratch folder, made for it by the pool
         self.np_err = np.geterr()
         self.np_print = np.get_printoptions()
         try:
@@ -94,18 +99,34 @@ class _Hygiene:
                 pass
         if self._fflush is not None:
             self._fflush(None)
-        try:
-            cwd = os.getcwd()
-        except OSError:         # the candidate removed the directory it moved into
-            cwd = None
-        if cwd != self.cwd:
-            os.chdir(self.cwd)
-            sys.stderr.write(f"[conform] the candidate changed the working directory; restored {self.cwd}\n")
-            sys.stderr.flush()
+        self._restore_cwd()
         if np.geterr() != self.np_err:
             np.seterr(**self.np_err)
         if np.get_printoptions() != self.np_print:
             np.set_printoptions(**self.np_print)
+
+
+    def _restore_cwd(self):
+        try:
+            cwd = os.getcwd()
+        except OSError:         # the candidate removed the directory it moved into
+            cwd = None
+        try:
+            st = os.lstat(self.cwd)
+            intact = stat.S_ISDIR(st.st_mode) and st.st_mode & 0o700 == 0o700
+        except OSError:
+            intact = False
+        if cwd == self.cwd and intact:
+            return
+        if not intact:      # removed, replaced by a file or a link, or made unusable: make it anew
+            if os.path.islink(self.cwd) or os.path.isfile(self.cwd):
+                os.unlink(self.cwd)
+            os.makedirs(self.cwd, mode=0o700, exist_ok=True)
+            os.chmod(self.cwd, 0o700)
+        os.chdir(self.cwd)
+        what = "changed the working directory" if intact else "removed or damaged the working directory"
+        sys.stderr.write(f"[conform] the candidate {what}; {'restored' if intact else 'recreated'} {self.cwd}\n")
+        sys.stderr.flush()
 
 
 STDERR_CAP = 64 << 10
@@ -133,11 +154,11 @@ def take_stderr() -> str:
     return text
 
 
-def serve(adapter, rfd: int, wfd: int) -> None:
+def serve(adapter, greeting, rfd: int, wfd: int) -> None:
     hygiene = _Hygiene()
     hygiene.after_case()
     take_stderr()       # start-up noise is not the first case's
-    wire.send(wfd, hello(adapter))
+    wire.send(wfd, greeting)
     while True:
         try:
             head, arrays = wire.recv(rfd)
@@ -146,9 +167,11 @@ def serve(adapter, rfd: int, wfd: int) -> None:
         kind = head.get("type")
         if kind == "bye":
             return
+        expectation = wire.expectation_from_msg(head.pop("expectation"), arrays) if "expectation" in head else None
         case = wire.case_from_msg(head, arrays)
         if kind == "repro":
-            reply = {"type": "repro", "repro": safe_call(adapter.repro, case),
+            from .repro import call_repro
+            reply = {"type": "repro", "id": case.id, "repro": safe_call(call_repro, adapter.repro, case, expectation),
                      "native_api": safe_call(adapter.native_api, case.op, case)}
             hygiene.after_case()
             take_stderr()
@@ -158,40 +181,30 @@ def serve(adapter, rfd: int, wfd: int) -> None:
         hygiene.after_case()
         captured = take_stderr()
         out.stderr = f"{out.stderr}\n{captured}" if out.stderr and captured else (out.stderr or captured)
-        _send_outcome(wfd, out)
+        _send_outcome(wfd, out, case.id)
 
 
-def _send_outcome(wfd, out):
+def _send_outcome(wfd, out, case_id):
     head, arrays = wire.outcome_to_msg(out)
+    head["id"] = case_id
     good, bad = {}, []
     for name, a in arrays.items():
         try:
             a = np.asarray(a)
             dtype_name(a.dtype)
+            if a.nbytes > wire.MAX_ARRAY_BYTES or len(good) >= wire.MAX_ARRAYS:
+                raise ValueError(f"{a.nbytes} bytes, or more than {wire.MAX_ARRAYS} outputs: over the wire's limits")
             good[name] = a
         except Exception as e:      # an object/complex array, or something not an array at all
-            bad.append(f"output {name!r} cannot be reported ({type(e).__name__}: {str(e)[:200]})")
+            bad.append(f"output {name!r} cannot be reported ({type(e).__name__}: {clean_text(str(e), 200)})")
     if bad and out.kind == RETURNED:
         head["message"] = "; ".join([head.get("message") or "", *bad]).strip("; ")
     try:
-        wire.send(wfd, head, good)
-    except ValueError:      # a non-JSON value slipped into a text field: send the text forms
-        head = {k: (v if isinstance(v, (int, float, list, type(None))) else str(v)) for k, v in head.items()}
-        wire.send(wfd, head, good)
-
-
-def _die_with_parent() -> None:
-    """Have the kernel SIGKILL this worker when the harness dies: a SIGKILLed `conform run` cannot stop a
-    worker stuck in a candidate's hang, which would otherwise live on.  Linux only.  The signal comes when
-    the harness *thread* that started the worker ends; the runner closes its workers before its threads end."""
-    try:
-        prctl = ctypes.CDLL(None).prctl
-    except (OSError, AttributeError):
-        return
-    import signal
-    prctl(1, int(signal.SIGKILL), 0, 0, 0)      # PR_SET_PDEATHSIG
-    if os.getppid() == 1:       # the harness died before the call
-        os._exit(1)
+        data = wire.encode(head, good)
+    except (ValueError, TypeError) as e:    # Outcome.problem() let something through: still one verdict
+        data = wire.encode({"type": "outcome", "id": case_id, "kind": CRASHED, "stderr": head.get("stderr", ""),
+                            "message": f"the adapter's outcome cannot be sent ({type(e).__name__}: {e})"})
+    wire.send_bytes(wfd, data)
 
 
 OUTPUT_LIMIT = 1 << 30      # bytes the worker may write to one file (its captured stderr included)
@@ -200,16 +213,14 @@ OUTPUT_LIMIT = 1 << 30      # bytes the worker may write to one file (its captur
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m adapters.worker")
     ap.add_argument("spec")
-    ap.add_argument("--rfd", type=int)
-    ap.add_argument("--wfd", type=int)
+    ap.add_argument("--rfd", type=int, required=True)
+    ap.add_argument("--wfd", type=int, required=True)
     ap.add_argument("--memory-mb", type=int, default=0)
-    ap.add_argument("--probe", action="store_true", help="print the adapter's hello and exit")
+    ap.add_argument("--probe", action="store_true", help="say hello (without setup()) and exit")
+    ap.add_argument("--identify", action="store_true",
+                    help="with --probe: also say what the adapter is (its source and package hashes: certificates)")
     args = ap.parse_args(argv)
-    if args.probe:
-        return _probe(args.spec)
-    if args.rfd is None or args.wfd is None:
-        ap.error("--rfd and --wfd are required (or --probe)")
-    _die_with_parent()
+    die_with_parent()
     # The candidate's prints go to the captured stderr, never onto a protocol pipe.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -223,30 +234,27 @@ def main(argv=None) -> int:
     hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
     cap = OUTPUT_LIMIT if hard == resource.RLIM_INFINITY else min(OUTPUT_LIMIT, hard)
     resource.setrlimit(resource.RLIMIT_FSIZE, (cap, hard))
-    from .registry import load
+    from .registry import AdapterError, load
     try:
         adapter = load(args.spec)
         ok, reason = adapter.available()
-        if ok:
+        if ok and not args.probe:
             adapter.setup()
+        greeting = hello(adapter, ok, reason)
     except BaseException as e:      # noqa: BLE001
-        msg = Outcome.raised(e).message
-        wire.send(args.wfd, {"type": "fatal", "message": f"{type(e).__name__}: {msg}"})
+        msg = clean_text(Outcome.raised(e).message)
+        wire.send(args.wfd, {"type": "fatal", "message": msg if isinstance(e, AdapterError) else f"{type(e).__name__}: {msg}"})
         return 3
-    serve(adapter, args.rfd, args.wfd)
-    return 0
-
-
-def _probe(spec) -> int:
-    import json
-
-    from .registry import load
-    try:
-        msg = hello(load(spec))
-    except BaseException as e:      # noqa: BLE001 - whatever loading a candidate raises is its reason
-        msg = {"type": "fatal", "message": f"{type(e).__name__}: {Outcome.raised(e).message}"}
-    sys.stdout.write("\n" + json.dumps(msg) + "\n")
-    sys.stdout.flush()
+    if args.probe:
+        if args.identify:
+            from .identity import identify
+            try:
+                greeting["identity"] = identify(type(adapter))
+            except Exception as e:      # noqa: BLE001 - an unreadable install is a finding, not a crash
+                greeting["identity"] = {"error": clean_text(f"{type(e).__name__}: {e}")}
+        wire.send(args.wfd, greeting)
+        return 0
+    serve(adapter, greeting, args.rfd, args.wfd)
     return 0
 
 

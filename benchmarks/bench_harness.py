@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import oracle  # noqa: E402
 from adapters.pool import InProcessHandle, WorkerHandle  # noqa: E402
 from conform import runner  # noqa: E402
-from reports.results import ResultsWriter, case_record  # noqa: E402
+from contract.results import ResultsWriter, case_record  # noqa: E402
 from suites.judge import judge  # noqa: E402
 
 

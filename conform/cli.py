@@ -26,8 +26,34 @@ def main(argv=None) -> int:
         return runner.EXIT_INTERRUPTED
 
 
+def positive_int(text):
+    """argparse type: an int >= 1 (a job count, a sample size); anything else is a usage error (exit 2)."""
+    return _checked(text, int, lambda v: v >= 1, "a whole number >= 1")
+
+
+def positive_float(text):
+    """argparse type: a number of seconds > 0 (0 or less would kill every case at once)."""
+    return _checked(text, float, lambda v: v > 0 and v == v and v != float("inf"), "a number of seconds > 0")
+
+
+def non_negative_int(text):
+    return _checked(text, int, lambda v: v >= 0, "a whole number >= 0")
+
+
+def _checked(text, convert, ok, what):
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+    return value
+
+
 def build_parser():
+    from contract.vocabulary import SUITE_VERSION
     parser = argparse.ArgumentParser(prog="conform", description="Conformance of tensor ops to their documents.")
+    parser.add_argument("--version", action="version", version=f"conform (tensor-conformance) {SUITE_VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run the corpus through adapters; write DIR/results.jsonl and the report")
@@ -35,24 +61,62 @@ def build_parser():
                    help="repeatable; default: every available adapter")
     p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
     p.add_argument("--out", metavar="DIR", default="conform-out", help="output folder (default: conform-out)")
-    p.add_argument("--case-timeout", type=float, metavar="S",
+    p.add_argument("--case-timeout", type=positive_float, metavar="S",
                    help="seconds per case before the worker is killed (default: the adapter's, else 60)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes per adapter (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes per adapter (default 1)")
     p.add_argument("--in-process", action="store_true", help="run adapters in this process (debugging)")
     p.add_argument("--profile", default="ci", choices=("dev", "ci", "certify", "thorough"),
                    help="recorded in the results header (default ci)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out (cases already recorded are skipped)")
     p.add_argument("--shard", metavar="K/N", help="run the K-th of N deterministic slices of the corpus")
-    p.add_argument("--memory-mb", type=int, default=0, metavar="M", help="address-space limit per worker")
+    p.add_argument("--memory-mb", type=non_negative_int, default=0, metavar="M",
+                   help="address-space limit per worker (default 0: none)")
     p.add_argument("--expectations", metavar="DIR",
                    help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     p.add_argument("--no-report", action="store_true", help="write results only")
+    p.add_argument("--construction-check", action="store_true",
+                   help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
+                        "and report cases whose verdict or values change (DIR/construction.json)")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per (adapter, op, failure group)")
     _python_option(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
     _python_option(p)
     p.set_defaults(func=cmd_adapters)
+
+    from contract.case import OPS
+    p = sub.add_parser("certify", help="run the corpus on one adapter; write certificate.json + report")
+    p.add_argument("--adapter", required=True, help="adapter name, entry point name, or package.module:Class")
+    p.add_argument("--out", required=True, help="output folder (results.jsonl, report.html, certificate.json)")
+    p.add_argument("--op", action="append", choices=OPS, metavar="OP",
+                   help=f"repeatable: certify only these ops ({', '.join(OPS)}); default: every op the adapter "
+                        "implements. Ops not claimed are absent from the certificate")
+    p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
+    p.add_argument("--case-timeout", type=positive_float, metavar="S", help="seconds per case before the worker is killed")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
+    p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML of the certification run")
+    p.add_argument("--python", metavar="PATH", help="run the adapter's worker under this interpreter "
+                   "(default: conform.toml, pyproject.toml or setup.sh's environment for it: docs/CLI.md)")
+    p.set_defaults(func=cmd_certify)
+
+    p = sub.add_parser("verify", help="re-check a certificate: its hashes, and a sample of its cases re-run")
+    p.add_argument("certdir", metavar="CERTDIR", help="folder holding certificate.json and its results file")
+    p.add_argument("--sample", type=positive_int, default=50, metavar="N",
+                   help="cases to re-run through the adapter (default 50; more than recorded: all)")
+    p.add_argument("--seed", type=non_negative_int, metavar="S",
+                   help="seed of the sample (default: a random one, printed so the sample can be drawn again)")
+    p.add_argument("--corpus", metavar="PATH",
+                   help="the certified corpus, to check coverage (default: the shipped corpus)")
+    p.add_argument("--case-timeout", type=positive_float, metavar="S", help="seconds per case before the worker is killed")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
+    p.set_defaults(func=cmd_verify)
+
+    from . import selftest
+    selftest.register(sub)
 
     try:
         from reports.commands import register
@@ -80,17 +144,18 @@ def _pythons(args):
 
 
 def cmd_adapters(args) -> int:
-    from adapters.environments import InterpreterError, available_adapters
+    from adapters.environments import InterpreterError, is_this_interpreter
+    from adapters.registry import available_adapters
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons
     try:
         infos = available_adapters(pythons)
-    except InterpreterError as e:
+    except InterpreterError as e:       # a conform.toml or pyproject.toml that cannot be read
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code
     rows = [(i.name, i.version or "-", "yes" if i.available else "no", i.reason or "",
-             i.spec + (f"  (python: {i.python})" if i.python else "")) for i in infos]
+             i.spec + ("" if is_this_interpreter(i.python or None) else f"  (python: {i.python})")) for i in infos]
     widths = [max(len(r[c]) for r in rows + [("adapter", "version", "available", "", "")]) for c in range(3)]
     print(f"{'adapter':<{widths[0]}}  {'version':<{widths[1]}}  {'available':<{widths[2]}}  source / reason")
     for name, ver, ok, reason, spec in rows:
@@ -98,33 +163,11 @@ def cmd_adapters(args) -> int:
     return 0
 
 
-def default_adapters(pythons=None) -> list:
-    """Every available adapter, each asked under its own interpreter.  Raises InterpreterError for a
-    config file that cannot be read, or for an adapter given --python that cannot run there."""
-    from adapters.environments import InterpreterError, available_adapters
-    infos = available_adapters(pythons)
-    for i in infos:
-        if i.name in (pythons or {}) and not i.available:
-            raise InterpreterError(f"adapter {i.name!r} is not available: {i.reason}", runner.EXIT_ADAPTER)
-    return [i.name for i in infos if i.available]
-
-
 def cmd_run(args) -> int:
+    specs = args.adapter or []      # none named: the session runs every available adapter
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons
-    if args.adapter:
-        specs = args.adapter
-    else:
-        from adapters.environments import InterpreterError
-        try:
-            specs = default_adapters(pythons)
-        except InterpreterError as e:       # a conform.toml or pyproject.toml that cannot be read
-            print(f"conform: error: {e}", file=sys.stderr)
-            return e.exit_code
-    if not specs:
-        print("conform: error: no adapter is available (see `conform adapters`)", file=sys.stderr)
-        return runner.EXIT_ADAPTER
     bar = Progress(sys.stderr)
     # SIGTERM (a CI cancel) stops like Ctrl-C: the results so far stay, --resume continues.
     old = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -132,26 +175,92 @@ def cmd_run(args) -> int:
         result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
-                            expectations_dir=args.expectations, pythons=pythons)
+                            expectations_dir=args.expectations, construction_check=args.construction_check,
+                            pythons=pythons)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()
     if result.message:
         print(f"conform: {'error: ' if result.exit_code not in (0, 1, 130) else ''}{result.message}",
               file=sys.stderr)
-    if result.exit_code in (runner.EXIT_USAGE, runner.EXIT_BAD_INPUT, runner.EXIT_INCOMPATIBLE, runner.EXIT_ADAPTER):
+    if result.exit_code not in (runner.EXIT_OK, runner.EXIT_DIVERGED, runner.EXIT_ORACLE, runner.EXIT_INTERRUPTED):
         return result.exit_code
     for p in result.unmatched_patterns:
         print(f"conform: note: expectation pattern matched nothing: {p}", file=sys.stderr)
+    for d in result.construction:
+        print(f"conform: construction: {d.adapter} {d.op} case {d.case_id}: {d.default} built the documented way, "
+              f"{d.other} built with {d.way}" + (f" (listed: {d.listed})" if d.listed else " (unlisted)"),
+              file=sys.stderr)
+    if args.construction_check:
+        print(f"construction check: {len(result.construction)} differences, "
+              f"{sum(1 for d in result.construction if not d.listed)} unlisted -> {os.path.join(args.out, 'construction.json')}")
     counts = ", ".join(f"{v} {n}" for v, n in sorted(result.counts.items()))
     print(f"{result.cases} results ({counts}); {result.unlisted} unlisted divergences -> {result.results_path}")
     if not args.no_report and result.exit_code != runner.EXIT_INTERRUPTED:
-        report = runner.write_report_if_available(result.results_path, args.out)
-        if isinstance(report, dict) and report.get("report_html"):
+        try:
+            report = runner.write_report(result.results_path, args.out)
+        except OSError as e:
+            print(f"conform: error: cannot write the report into {args.out}: {e.strerror or e} "
+                  f"(the results are kept in {result.results_path}; `conform report` renders them)", file=sys.stderr)
+            return runner.EXIT_OUTPUT
+        except Exception as e:      # a bug in the report must not hide the run's own result
+            print(f"conform: warning: report not written: {type(e).__name__}: {e}", file=sys.stderr)
+        else:
             print(f"report: {report['report_html']}")
-        elif isinstance(report, (str, os.PathLike)):
-            print(f"report: {report}")
+    if args.junit and result.exit_code != runner.EXIT_INTERRUPTED and not _write_junit(result.results_path, args.junit):
+        return runner.EXIT_OUTPUT
     return result.exit_code
+
+
+def _write_junit(results_path, out_file) -> bool:
+    from reports.junit import write_junit
+    try:
+        r = write_junit([results_path], out_file)
+    except OSError as e:
+        print(f"conform: error: cannot write {out_file}: {e.strerror or e} (the results are kept in {results_path})",
+              file=sys.stderr)
+        return False
+    print(f"junit: {out_file} ({r['tests']} testcases, {r['failures']} failing, {r['skipped']} expected divergences)")
+    return True
+
+
+def cmd_certify(args) -> int:
+    from reports.model import DIVERGENT, INPUT_ERRORS
+    from .certify import CertifyError, certify
+    try:
+        cert = certify(args.adapter, args.out, ops=args.op, corpus=args.corpus, in_process=args.in_process,
+                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python)
+    except CertifyError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except (*INPUT_ERRORS, OSError) as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return runner.EXIT_BAD_INPUT
+    totals = cert["totals"]
+    failing = sum(totals.get(v, 0) for v in DIVERGENT)
+    print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {', '.join(cert['claimed_ops'])}: "
+          f"{sum(totals.values())} cases, {failing} failing -> {os.path.join(args.out, 'certificate.json')}")
+    if args.junit and not _write_junit(os.path.join(args.out, cert["results"]["file"]), args.junit):
+        return runner.EXIT_OUTPUT
+    return runner.EXIT_DIVERGED if failing else runner.EXIT_OK
+
+
+def cmd_verify(args) -> int:
+    from .verify import VerifyError, verify
+    try:
+        r = verify(args.certdir, sample=args.sample, seed=args.seed, corpus=args.corpus,
+                   case_timeout=args.case_timeout, jobs=args.jobs, in_process=args.in_process)
+    except VerifyError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    for note in r.notes:
+        print(f"note: {note}")
+    print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
+    for line in r.differences:
+        print(f"DIFFERS: {line}")
+    print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else
+          "verified: hashes, claims, identity and the re-run sample agree with the certificate")
+    return r.exit_code
 
 
 def _raise_interrupt(signum, frame):

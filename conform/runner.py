@@ -1,33 +1,31 @@
-"""`run(...)`: the corpus through adapters in workers, judged, streamed to DIR/results.jsonl.
+"""`run(...)`: the `conform run` driver over the run session, streaming to DIR/results.jsonl.
 
-Used by `conform run` and by `conform certify`.  Memory stays bounded by the
-in-flight window (cases are judged and written one at a time, in corpus
+Used by `conform run` and `conform certify`.  The session (suites/session.py)
+opens the adapters, judges and counts; this driver owns the results file:
+resume, the end record, progress and the exit code.  Memory stays bounded by
+the in-flight window (cases are judged and written one at a time, in corpus
 order, whatever --jobs is), and a killed run resumes from its results file.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import queue
 import sys
 import time
-from collections import Counter, deque
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter
 from dataclasses import dataclass, field
 
-from reports.results import ResultsError, ResultsWriter, case_record, end_record, iter_records, run_record
+from contract.results import ResultsError, ResultsLocked, ResultsWriter, iter_records, lock_results
 
-from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE,  # noqa: F401
-                                 EXIT_INTERRUPTED, EXIT_OK, EXIT_ORACLE, EXIT_USAGE)
+from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_DIVERGED,  # noqa: F401
+                                 EXIT_INCOMPATIBLE, EXIT_INTERRUPTED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT,
+                                 EXIT_USAGE)
 
 
-class RunError(Exception):
+from suites.session import CorpusSource, RunSession, SessionError, in_shard, parse_shard  # noqa: F401
+
+
+class RunError(SessionError):
     """A run that cannot start; `exit_code` says why (usage, bad input, incompatible resume, adapter)."""
-
-    def __init__(self, message, exit_code):
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 @dataclass
@@ -40,87 +38,31 @@ class RunResult:
     unlisted: int = 0               # divergences no expectations line covers
     unmatched_patterns: list = field(default_factory=list)   # "file:line glob" that matched nothing
     oracle_failures: list = field(default_factory=list)      # cases oracle.expect could not answer
+    construction: list = field(default_factory=list)         # construction-check differences (suites.construction)
     elapsed_s: float = 0.0
     message: str = ""
 
 
-def parse_shard(text):
-    """'K/N' -> (K, N) with 1 <= K <= N."""
-    if text in (None, ""):
-        return 1, 1
-    try:
-        k, n = (int(x) for x in str(text).split("/"))
-    except ValueError:
-        raise RunError(f"--shard must be K/N (e.g. 2/3), got {text!r}", EXIT_USAGE) from None
-    if not 1 <= k <= n:
-        raise RunError(f"--shard {text}: need 1 <= K <= N", EXIT_USAGE)
-    return k, n
-
-
-def in_shard(case_id: str, k: int, n: int) -> bool:
-    # By content hash, not position: a case stays in its shard when others are added or removed.
-    return n == 1 or int(case_id[:15], 16) % n == k - 1
-
-
 def load_corpus(path=None):
     """(list of Cases, corpus hash); errors become RunError(EXIT_BAD_INPUT) naming the file."""
-    src = CorpusSource(path)
-    return list(src), src.hash
-
-
-class CorpusSource:
-    """A corpus file read lazily, so a 100,000-case run never holds the corpus in memory.
-
-    `hash` is the corpus hash, `declared` the case count its header declares (None if unknown).
-    Iterating yields Cases; a malformed line raises RunError(EXIT_BAD_INPUT) with file:line.
-    """
-
-    def __init__(self, path=None):
-        try:
-            from suites import corpus as C
-        except ImportError as e:
-            raise RunError(f"cannot read corpora: {e}", EXIT_USAGE) from None
-        self._C = C
-        self.path = str(path) if path is not None else str(C.DEFAULT_PATH)
-        try:
-            if path is None and not os.path.exists(self.path):
-                C.load_corpus(None)         # raises the corpus module's own "build it" message
-            self.hash = C.corpus_hash(self.path)
-        except (OSError, ValueError) as e:
-            raise RunError(f"cannot load corpus {self.path}: {e}", EXIT_BAD_INPUT) from None
-        self.declared = _declared_count(self.path)
-
-    def __iter__(self):
-        it = iter(self._C.iter_corpus(self.path))
-        while True:
-            try:
-                case = next(it)
-            except StopIteration:
-                return
-            except (OSError, ValueError) as e:
-                raise RunError(f"bad corpus: {e}", EXIT_BAD_INPUT) from None
-            yield case
-
-
-def _declared_count(path):
-    # The corpus header (line 1, suites/corpus.py) declares the count; only used for progress and the header.
     try:
-        with open(path, "rb") as f:
-            head = json.loads(f.readline(1 << 20))
-        n = head.get("cases")
-        return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
-    except (OSError, ValueError, AttributeError):
-        return None
+        src = CorpusSource(path)
+        return list(src), src.hash
+    except SessionError as e:
+        raise RunError(str(e), e.exit_code) from None
 
 
 # ---- resume ------------------------------------------------------------------------------
 
 def _previous(path, header_expect):
-    """(header, done set of (case_id, adapter), counts, finished) of an earlier run; truncates a torn line."""
-    _drop_torn_tail(path)
+    """(header, done set of (case_id, adapter), counts, finished) of an earlier run.
+
+    Reads only: a refused resume leaves the file byte for byte as it was (the torn last line a kill
+    leaves is cut by the caller once the run is accepted).
+    """
     header, done, counts, finished = None, set(), Counter(), False
     try:
-        for rec in iter_records(path, allow_truncated=False):
+        for rec in iter_records(path, allow_truncated=True):
             if rec["record"] == "run":
                 header = rec
             elif rec["record"] == "case":
@@ -134,16 +76,29 @@ def _previous(path, header_expect):
         raise RunError(f"cannot resume: {e}", EXIT_BAD_INPUT) from None
     if header is None:
         return None, done, counts, finished
-    for k in ("corpus_hash", "shard"):
-        if header.get(k) != header_expect[k]:
+    for k in ("corpus_hash", "shard", "suite_version", "ops"):
+        if header.get(k) != header_expect.get(k):
             raise RunError(f"cannot resume {path}: it was made with {k} {header.get(k)!r}, "
-                           f"this run has {header_expect[k]!r}", EXIT_INCOMPATIBLE)
-    before = sorted(a["name"] for a in header["adapters"])
-    now_ = sorted(a["name"] for a in header_expect["adapters"])
+                           f"this run has {header_expect.get(k)!r}", EXIT_INCOMPATIBLE)
+    # Verdicts of two versions of a framework are not one run: a changed adapter version is refused too,
+    # and so is a changed Python or NumPy under an adapter (--python, or its environment rebuilt): NumPy's
+    # casts and the framework's NumPy interop can change verdicts.  The interpreter's path is not
+    # compared: the same environment at another path (a resumed CI job) gives the same verdicts.
+    before = sorted(_identity(a) for a in header["adapters"] if isinstance(a, dict))
+    now_ = sorted(_identity(a) for a in header_expect["adapters"])
     if before != now_:
-        raise RunError(f"cannot resume {path}: it ran adapters {before}, this run asks for {now_}",
+        raise RunError(f"cannot resume {path}: it ran adapters {_named(before)}, this run has {_named(now_)}",
                        EXIT_INCOMPATIBLE)
     return header, done, counts, finished
+
+
+def _identity(adapter_meta) -> tuple:
+    # str(): a hostile header's non-string fields must not break the sort
+    return tuple(str(adapter_meta.get(k) or "") for k in ("name", "version", "python_version", "numpy"))
+
+
+def _named(identities) -> str:
+    return ", ".join(f"{n} {v}" + (f" (Python {p}, NumPy {np})" if p or np else "") for n, v, p, np in identities)
 
 
 def _drop_torn_tail(path):
@@ -172,252 +127,134 @@ def _drop_torn_tail(path):
 
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None, pythons=None) -> RunResult:
-    """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class).
-
-    `pythons`: {adapter: interpreter path} from the command line; the rest as adapters.environments says.
+        memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None) -> RunResult:
+    """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
+    every available adapter).
 
     `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
-    called after each case.  Never raises for a bad input: the RunResult's exit_code says.
+    called after each case.  `ops`: run only the cases of these ops (recorded in the header).
+    Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
     try:
-        return _run(list(adapters), corpus, out_dir, case_timeout, max(1, int(jobs or 1)), in_process,
-                    profile, resume, shard, progress, expectations_dir, memory_mb, expect, t0, pythons or {})
-    except RunError as e:
+        session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
+                             case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
+                             profile=profile, shard=shard, copies=jobs, pythons=pythons, expect=expect,
+                             construction_check=construction_check, ops=ops)
+        session.source          # a missing or unreadable corpus stops the run before any worker starts
+        with session:
+            return _run(session, out_dir, resume, progress, t0)
+    except SessionError as e:
         return RunResult(e.exit_code, os.path.join(out_dir, "results.jsonl"), message=str(e),
                          elapsed_s=time.monotonic() - t0)
 
 
-def _run(specs, corpus, out_dir, case_timeout, jobs, in_process, profile, resume, shard, progress,
-         expectations_dir, memory_mb, expect, t0, pythons):
-    from adapters.pool import header_entry
-    from suites.expectations import Expectations, ExpectationsError
-    if not specs:
-        raise RunError("no adapter given", EXIT_USAGE)
-    k, n = parse_shard(shard)
-    source = CorpusSource(corpus)
-    corpus_hash = source.hash
-    if in_process:
-        jobs = 1    # in-process adapters share one interpreter: frameworks like pypto are not thread-safe
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "results.jsonl")
-    handle_sets = _open_handles(specs, in_process, case_timeout, memory_mb, jobs, pythons)
+def _write_construction(out_dir, found):
+    import json
+    with open(os.path.join(out_dir, "construction.json"), "w", encoding="utf-8") as f:
+        json.dump({"differences": [d.to_json() for d in found],
+                   "unlisted": sum(1 for d in found if not d.listed)}, f, indent=1)
+        f.write("\n")
+
+
+def _output_error(path, e) -> RunError:
+    return RunError(f"cannot write {path}: {e.strerror or e}", EXIT_OUTPUT)
+
+
+def _lock(out_dir, path) -> int:
+    """Make --out and take the results file's lock, before a worker starts or anything is read or cut."""
     try:
-        first = handle_sets[0]
-        names = [h.name for h in first]
-        if len(set(names)) != len(names):
-            raise RunError(f"adapters with the same name given twice: {names}", EXIT_USAGE)
-        try:
-            expectations = {h.name: Expectations.for_adapter(h.name, expectations_dir) for h in first}
-        except ExpectationsError as e:
-            raise RunError(str(e), EXIT_BAD_INPUT) from None
-        adapters_meta = [header_entry(h) for h in first]
-        shard_text = f"{k}/{n}"
-        run_id = _run_id(corpus_hash, adapters_meta, shard_text, profile)
-        header = run_record(run_id, corpus_hash, source.declared, adapters_meta, profile=profile, shard=shard_text)
+        os.makedirs(out_dir, exist_ok=True)
+        if not os.path.isdir(out_dir):
+            raise NotADirectoryError(20, "--out is not a folder")
+        return lock_results(path)
+    except ResultsLocked as e:
+        raise RunError(str(e), EXIT_BUSY) from None
+    except FileExistsError:
+        raise RunError(f"cannot write {out_dir}: --out names a file, not a folder", EXIT_OUTPUT) from None
+    except OSError as e:
+        raise _output_error(out_dir if not os.path.isdir(out_dir) else path, e) from None
+
+
+def _run(session, out_dir, resume, progress, t0):
+    path = os.path.join(out_dir, "results.jsonl")
+    fd = _lock(out_dir, path)
+    try:
+        return _locked_run(session, path, fd, resume, progress, t0)
+    except OSError as e:        # disk full or the like while writing: what was written stays
+        raise _output_error(path, e) from None
+
+
+def _locked_run(session, path, fd, resume, progress, t0):
+    try:
+        session.open()
+        for skipped in session.skipped:
+            print(f"conform: note: adapter {skipped} (skipped)", file=sys.stderr)
+        header = session.header()
+        run_id = header["run_id"]
         done, counts, finished = set(), Counter(), False
-        if resume and os.path.exists(path) and os.path.getsize(path):
+        append = resume and os.path.getsize(path) > 0
+        if append:
             old, done, counts, finished = _previous(path, header)
             if old is not None:
                 run_id = old["run_id"]
-        append = resume and os.path.exists(path) and os.path.getsize(path) > 0
-        result = RunResult(EXIT_OK, path)
-        # Progress only: the shard's exact size is known once the corpus has streamed past.
-        total = -(-(source.declared or 0) // n) * len(first)
-        todo = (c for c in source
-                if in_shard(c.id, k, n) and any((c.id, nm) not in done for nm in names))
-        with ResultsWriter(path, append=append) as out:
-            if not append:
-                out.write(header)
-            if progress:
-                progress(len(done), max(total, len(done)), counts)
-            interrupted = False
-            try:
-                for case, verdicts, failure in _judged(todo, handle_sets, done, case_timeout, jobs, expect):
-                    if failure:
-                        result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
-                        print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
-                              file=sys.stderr)
-                        continue
-                    for v in verdicts:
-                        if v.divergent:
-                            v.expected_divergence = expectations[v.adapter].match(v.key(), v.evidence())
-                        out.write(case_record(run_id, v, case))
-                        counts[v.verdict] += 1
-                        result.ran += 1
-                        if v.divergent and not v.expected_divergence:
-                            result.unlisted += 1
-                    if progress:
-                        doneso = len(done) + result.ran
-                        progress(doneso, max(total, doneso), counts)
-            except KeyboardInterrupt:
-                interrupted = True
-            if not interrupted and not finished:
-                out.write(end_record(run_id, sum(counts.values()), counts))
-        # Divergences recorded before a resume count too: read them back for the exit code.
-        if done:
-            result.unlisted = _unlisted_in(path, expectations)
-        result.counts, result.cases = counts, sum(counts.values())
-        result.unmatched_patterns = [f"{p.where()} {p.glob}" for e in expectations.values() for p in e.unmatched()]
-        result.elapsed_s = time.monotonic() - t0
-        if interrupted:
-            result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
-        elif result.oracle_failures:
-            result.exit_code = EXIT_ORACLE
-            result.message = f"the oracle failed on {len(result.oracle_failures)} cases (not recorded)"
-        elif result.unlisted:
-            result.exit_code = EXIT_DIVERGED
-        return result
-    finally:
-        for hs in handle_sets:
-            for h in hs:
-                h.close()
-
-
-def _unlisted_in(path, expectations) -> int:
-    from suites.judge import DIVERGENT, record_evidence, record_key
-    n = 0
-    for rec in iter_records(path):
-        if rec["record"] == "case" and rec["verdict"] in DIVERGENT:
-            e = expectations.get(rec["adapter"])
-            if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
-                n += 1
-    return n
-
-
-def _run_id(corpus_hash, adapters_meta, shard, profile) -> str:
-    # Derived from what was run, so two runs of the same commit give identical files apart from timings.
-    blob = json.dumps([corpus_hash, [(a["name"], a["version"]) for a in adapters_meta], shard, profile])
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def _interpreters(specs, in_process, pythons) -> dict:
-    """spec -> the Python its worker runs under (adapters.environments); None: this one."""
-    from adapters.environments import InterpreterError, interpreter_for
-    unknown = sorted(set(pythons) - set(specs))
-    if unknown:
-        raise RunError(f"--python names {', '.join(unknown)}, which this run does not run "
-                       f"(adapters: {', '.join(specs)})", EXIT_USAGE)
-    if in_process:
-        if pythons:
-            raise RunError("--python and --in-process exclude each other: an in-process adapter runs "
-                           "in this interpreter", EXIT_USAGE)
-        return {spec: None for spec in specs}
-    try:
-        return {spec: interpreter_for(spec, pythons) for spec in specs}
-    except InterpreterError as e:
-        raise RunError(str(e), e.exit_code) from None
-
-
-def _open_handles(specs, in_process, case_timeout, memory_mb, jobs, pythons=None):
-    from adapters.environments import is_this_interpreter
-    from adapters.pool import open_handle
-    from adapters.registry import AdapterError, load
-    python = _interpreters(specs, in_process, pythons or {})
-    for spec in specs:      # fail fast, before any worker starts, on names that do not resolve
-        if not is_this_interpreter(python[spec]):
-            continue        # only its own interpreter can tell (its worker's hello, below)
+            _drop_torn_tail(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    names = [h.name for h in session.handles]
+    result = RunResult(EXIT_OK, path)
+    # Progress only: the shard's exact size is known once the corpus has streamed past.
+    total = -(-(session.source.declared or 0) // session.n) * len(names)
+    todo = (c for c in session.cases() if any((c.id, nm) not in done for nm in names))
+    with ResultsWriter(path, append=append, fd=fd) as out:
+        if not append:
+            out.write(header)
+        if progress:
+            progress(len(done), max(total, len(done)), counts)
+        interrupted = False
+        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done)
         try:
-            a = load(spec)
-            ok, reason = a.available()
-        except AdapterError as e:
-            raise RunError(str(e), EXIT_ADAPTER) from None
-        if not ok:
-            raise RunError(f"adapter {spec!r} is not available: {reason}", EXIT_ADAPTER)
-    sets = []
-    try:
-        for _ in range(jobs):
-            hs = []
-            sets.append(hs)
-            for spec in specs:
-                h = open_handle(spec, in_process=in_process, case_timeout=case_timeout, memory_mb=memory_mb,
-                                python=python[spec])
-                h.spec = spec
-                hs.append(h)
-                if not h.available:
-                    raise AdapterError(f"adapter {spec!r} is not available under {h.python}: {h.reason}")
-    except AdapterError as e:
-        for hs in sets:
-            for h in hs:
-                h.close()
-        raise RunError(str(e), EXIT_ADAPTER) from None
-    return sets
-
-
-LOOKAHEAD = 2      # cases sent to the workers ahead of the one being judged
-
-
-def _submit(case, handles, done, case_timeout):
-    todo = [h for h in handles if (case.id, h.name) not in done]
-    for h in todo:
-        h.submit(case, timeout=case_timeout)
-    return case, todo
-
-
-def _finish(case, todo, expect):
-    """Judge a submitted case; the oracle answers while the workers run (adapters and oracle overlap)."""
-    from suites.judge import judge
-    if expect is None:
-        import oracle
-        expect = oracle.expect
-    try:
-        expectation = expect(case)
-    except Exception as e:      # an oracle bug on one case must not stop the other cases
-        for h in todo:
-            h.collect()
-        return case, [], f"{type(e).__name__}: {e}"
-    return case, [judge(case, expectation, h.collect(), h) for h in todo], None
-
-
-def _judge_case(case, handles, done, case_timeout, expect):
-    return _finish(*_submit(case, handles, done, case_timeout), expect)
-
-
-def _judged(cases, handle_sets, done, case_timeout, jobs, expect):
-    """(case, verdicts, oracle failure) in corpus order; jobs > 1: `jobs` handle sets in threads."""
-    if jobs == 1:
-        pending = deque()
-        for case in cases:
-            pending.append(_submit(case, handle_sets[0], done, case_timeout))
-            if len(pending) > LOOKAHEAD:
-                yield _finish(*pending.popleft(), expect)
-        while pending:
-            yield _finish(*pending.popleft(), expect)
-        return
-    free = queue.Queue()
-    for hs in handle_sets:
-        free.put(hs)
-
-    def task(case):
-        hs = free.get()
-        try:
-            return _judge_case(case, hs, done, case_timeout, expect)
+            for case, verdicts, failure in judged:
+                if failure:
+                    result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
+                    print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
+                          file=sys.stderr)
+                    continue
+                for v in verdicts:
+                    out.write(session.record(v, case, run_id))
+                    counts[v.verdict] += 1
+                if session.construction_check:
+                    result.construction += session.construction_differences(case, verdicts)
+                if progress:
+                    doneso = len(done) + session.totals.recorded
+                    progress(doneso, max(total, doneso), counts)
+        except KeyboardInterrupt:
+            interrupted = True
         finally:
-            free.put(hs)
+            judged.close()      # now, not when collected: its threads and workers stop before we go on
+        if not interrupted and not finished:
+            out.write(session.end_record(run_id, counts))
+    result.ran, result.unlisted = session.totals.recorded, session.totals.unlisted
+    if done:        # divergences recorded before a resume count too: read them back for the exit code
+        result.unlisted = session.unlisted_in(iter_records(path))
+    result.counts, result.cases = counts, sum(counts.values())
+    if session.construction_check:
+        _write_construction(os.path.dirname(path), result.construction)
+        result.unlisted += sum(1 for d in result.construction if not d.listed)
+    result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
+    result.elapsed_s = time.monotonic() - t0
+    if interrupted:
+        result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
+    elif result.oracle_failures:
+        result.exit_code = EXIT_ORACLE
+        result.message = f"the oracle failed on {len(result.oracle_failures)} cases (not recorded)"
+    elif result.unlisted:
+        result.exit_code = EXIT_DIVERGED
+    return result
 
-    window = deque()
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        try:
-            for case in cases:
-                window.append(ex.submit(task, case))
-                if len(window) >= 4 * jobs:
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        finally:
-            for f in window:
-                f.cancel()
 
-
-def write_report_if_available(results_path, out_dir):
-    """Render the HTML report next to the results when the report package provides it."""
-    try:
-        from reports.render import write_report
-    except ImportError:
-        return None
-    try:
-        return write_report([results_path], out_dir)
-    except Exception as e:      # a report failure must not hide the run's own result
-        print(f"conform: warning: report not written: {type(e).__name__}: {e}", file=sys.stderr)
-        return None
+def write_report(results_path, out_dir):
+    """Render the HTML report and summary next to the results; an OSError (disk full...) is the caller's."""
+    from reports.render import write_report as render
+    return render([results_path], out_dir)

@@ -9,10 +9,14 @@ from typing import Mapping
 
 import numpy as np
 
-from .codec import CodecError, decode_array, decode_scalar, encode_array, encode_scalar
+from .codec import CodecError, short, decode_array, decode_scalar, encode_array, encode_scalar
 
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 ORIGINS = ("doc-example", "error-case", "generated", "regression")
+# The JSON type of each field of Case.to_json(); from_json refuses any other.
+_FIELD_TYPES = {"id": (str, "a string"), "op": (str, "a string"), "origin": (str, "a string"),
+                "label": (str, "a string"), "clauses": (list, "a list of strings"),
+                "inputs": (dict, "an object of encoded arrays"), "params": (dict, "an object")}
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,15 +57,18 @@ class Case:
 
     @classmethod
     def from_json(cls, obj) -> "Case":
+        """The Case of Case.to_json()'s data; any field of the wrong type, a bad array or an id that is
+        not the content's hash raises CodecError saying which."""
         if not isinstance(obj, dict):
             raise CodecError(f"a case must be a JSON object, got {type(obj).__name__}")
         missing = {"id", "op", "inputs", "params"} - set(obj)
         if missing:
             raise CodecError(f"case lacks {', '.join(sorted(missing))}")
-        if not isinstance(obj["inputs"], dict) or not isinstance(obj["params"], dict):
-            raise CodecError("case inputs and params must be objects")
+        for name, want in _FIELD_TYPES.items():
+            if name in obj and not isinstance(obj[name], want[0]):
+                raise CodecError(f"case field {name!r} must be {want[1]}; got {short(obj[name])}")
         clauses = obj.get("clauses", [])
-        if not isinstance(clauses, list) or not all(isinstance(c, str) for c in clauses):
+        if not all(isinstance(c, str) for c in clauses):
             raise CodecError("case clauses must be a list of strings")
         try:
             params = decode_params(obj["params"])
@@ -69,11 +76,16 @@ class Case:
             raise CodecError("case params are nested too deeply") from None
         if not isinstance(params, dict):       # {"float": "nan"} decodes to a scalar, not params
             raise CodecError(f"case params must be an object, got {type(params).__name__}")
-        case = cls(op=obj["op"], inputs={k: decode_array(v) for k, v in obj["inputs"].items()},
-                   params=params, clauses=tuple(clauses),
-                   origin=obj.get("origin", "generated"), label=str(obj.get("label", "")))
+        inputs = {}
+        for k, v in obj["inputs"].items():
+            try:
+                inputs[k] = decode_array(v)
+            except CodecError as e:
+                raise CodecError(f"case input {k!r}: {e}") from None
+        case = cls(op=obj["op"], inputs=inputs, params=params, clauses=tuple(clauses),
+                   origin=obj.get("origin", "generated"), label=obj.get("label", ""))
         if case.id != obj["id"]:
-            raise CodecError(f"case id {obj['id']!r} does not match its content (hash {case.id})")
+            raise CodecError(f"case id {short(obj['id'])} does not match its content (hash {case.id})")
         return case
 
     def dtypes(self) -> tuple:

@@ -23,5 +23,7 @@ EXIT_BAD_INPUT = 3      # an input file is missing, unreadable or malformed
 EXIT_INCOMPATIBLE = 4   # resume or merge of runs that do not belong together
 EXIT_ADAPTER = 5        # an adapter that cannot be loaded or is unavailable
 EXIT_ORACLE = 6         # oracle.expect failed on a case: a bug in the spec's code
+EXIT_OUTPUT = 7         # the output cannot be written: disk full, read-only, --out is a file...
+EXIT_BUSY = 8           # another run is writing into the same --out
 EXIT_INTERRUPTED = 130
 

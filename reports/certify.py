@@ -1,113 +1,99 @@
-"""`conform certify`: run the shipped corpus on one adapter and write certificate.json + the report.
+"""The certificate of one adapter's results file: what `conform certify` writes and `conform verify` re-checks.
 
-The certificate states facts a third party can re-check: per op the clauses the
-implementation met (exercised, no failing case), failed and did not reach; the
-verdict counts; corpus and suite hashes; the environment; and two digests:
-`results_sha256` over the exact file (integrity of this copy) and
-`verdicts_sha256` over the sorted (case, adapter, verdict) triples, which a
-re-run on the same corpus reproduces although its timings differ.
+The certificate states facts a third party can re-check: the ops the vendor
+claims and, per claimed op, the clauses the implementation met (exercised, no
+failing case), failed and did not reach; the verdict counts; corpus and suite;
+the environment and every interpreter used; the adapter's source and package;
+and digests whose exact byte formats docs/CERTIFY.md gives: `results_sha256`
+over the exact file (integrity of this copy) and `verdicts_sha256` over the
+sorted (case, adapter, verdict) lines, which a re-run on the same corpus
+reproduces although its timings differ.  Building it reads files only: the run
+(conform/certify.py) and the re-check (conform/verify.py) live in conform/.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
 import json
-import os
+from collections import Counter
 from pathlib import Path
 
 from . import model as M
 
-CERTIFICATE_VERSION = "1.0"
+CERTIFICATE_VERSION = "1.1"
 PROFILE = "certify"
 
 
-class CertifyError(RuntimeError):
-    """The adapter cannot be certified at all; exit_code follows reports.commands / conform.runner."""
-
-    def __init__(self, message, exit_code=5):
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-def certify(adapter_spec: str, out_dir, corpus=None, in_process=False, case_timeout=None, resume=False,
-            jobs=1, python=None) -> dict:
-    """Run the corpus (default: the shipped one) on one adapter with profile `certify`, then certify it.
-
-    `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses)."""
-    pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
-    _check_adapter(adapter_spec, in_process, pythons)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    results_path = _run_corpus(adapter_spec, out, corpus, in_process, case_timeout, resume, jobs, pythons)
-    return write_certificate(results_path, out, adapter_spec=adapter_spec)
-
-
-def _check_adapter(spec, in_process=False, pythons=None):
-    # Before any corpus is read or folder made: a typo in --adapter is the commonest mistake.  Asked under
-    # the interpreter the adapter runs under (adapters.environments).
-    from adapters.environments import InterpreterError, ask
-    from adapters.registry import info
-    try:
-        i = info(spec) if in_process and not pythons else ask(spec, pythons)
-    except InterpreterError as e:
-        raise CertifyError(str(e), e.exit_code) from None
-    if not i.available:
-        raise CertifyError(f"adapter {spec!r} is not available: {i.reason}", 5)
-
-
-def _run_corpus(adapter_spec, out: Path, corpus, in_process, case_timeout, resume, jobs, pythons=None) -> Path:
-    from conform import runner
-    result = runner.run([adapter_spec], corpus=corpus, out_dir=str(out), case_timeout=case_timeout,
-                        jobs=jobs, in_process=in_process, profile=PROFILE, resume=resume, pythons=pythons)
-    if result.exit_code not in (runner.EXIT_OK, runner.EXIT_DIVERGED):
-        raise CertifyError(result.message or f"the run stopped with exit code {result.exit_code}",
-                           result.exit_code)
-    path = Path(result.results_path)
-    if not path.is_file():
-        raise CertifyError(f"the run wrote no results file at {path}", 3)
-    return path
-
-
-def write_certificate(results_path, out_dir, adapter_spec: str = "") -> dict:
+def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None) -> dict:
     """Build the certificate from a finished results file; write certificate.json and the report."""
     from .render import atomic_write, write_report
-    cert = build_certificate(results_path, adapter_spec=adapter_spec)
+    cert = build_certificate(results_path, adapter_spec=adapter_spec, identity=identity)
     write_report([results_path], out_dir)
     atomic_write(Path(out_dir) / "certificate.json", json.dumps(cert, indent=2) + "\n")
     return cert
 
 
-def build_certificate(results_path, adapter_spec: str = "") -> dict:
-    """The certificate of one adapter's results file (the counts and clause verdicts come from the report model)."""
+def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None) -> dict:
+    """The certificate of one adapter's results file.
+
+    identity: the adapter's module, source hash and package (adapters/identity.py, measured in its worker), recorded as
+    given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
+    every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent."""
     results_path = Path(results_path)
     m = M.build_model([results_path], keep_verdicts=True)
-    if len(m.matrix) and len({a for _, a in m.matrix}) > 1:
-        raise M.ReportInputError(f"{results_path}: a certificate covers one adapter; "
-                                 f"this file has {sorted({a for _, a in m.matrix})}")
+    names = sorted({a for _, a in m.matrix})
+    if len(names) > 1:
+        raise M.ReportInputError(f"{results_path}: a certificate covers one adapter; this file has {names}")
     header = m.headers[0] if m.headers else {}
-    name = next(iter({a for _, a in m.matrix}), "")
+    name = names[0] if names else ""
     entry = m.adapters.get(name, {})
-    totals = m.totals(adapter=name)
-    ops = {op for op, _ in m.matrix} | {i.op for i in m.catalogue.values()}
+    ops = claimed_ops(m, header, claimed)
+    totals = sum((m.totals(adapter=name, op=op) for op in ops), Counter())
+    identity = identity or {}
     return {
         "certificate_version": CERTIFICATE_VERSION,
         "issued": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "adapter": {"name": name, "spec": adapter_spec or name, "version": str(entry.get("version", "")),
-                    "execution": str(entry.get("execution", ""))},
+        "adapter": {"name": name, "spec": adapter_spec or entry.get("spec") or name,
+                    "version": str(entry.get("version", "")), "execution": str(entry.get("execution", "")),
+                    "module": identity.get("module", ""), "class": identity.get("class", ""),
+                    "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),
+                    "package_note": identity.get("package_note", "")},
+        "claimed_ops": ops,
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),
                   "seed": header.get("seed")},
         "environment": {"platform": header.get("platform", ""), "python": header.get("python", ""),
-                        "packages": header.get("packages", {})},
+                        "packages": header.get("packages", {}),
+                        "interpreters": interpreters(header, [m.adapters[a] for a in names])},
         "run": {"run_id": header.get("run_id", ""), "started": header.get("started", ""),
-                "finished": m.ends[-1].get("finished", "") if m.ends else "", "complete": bool(m.ends)},
+                "finished": m.ends[-1].get("finished", "") if m.ends else "", "complete": m.complete,
+                "incomplete": m.incomplete},
         "results": {"file": results_path.name, "records": m.records,
-                    "results_sha256": _sha256_file(results_path),
-                    "verdicts_sha256": "sha256:" + hashlib.sha256(
-                        "".join(line + "\n" for line in sorted(m.verdict_lines)).encode()).hexdigest()},
+                    "results_sha256": results_sha256(results_path),
+                    "verdicts_sha256": verdicts_sha256(m.verdict_lines)},
         "totals": {v: totals.get(v, 0) for v in M.VERDICTS},
-        "ops": {op: _op_entry(m, op, name) for op in M.OPS if op in ops},
+        "ops": {op: _op_entry(m, op, name) for op in ops},
     }
+
+
+def claimed_ops(m: M.Model, header: dict, claimed=None) -> list:
+    if claimed is None:
+        claimed = header.get("ops")
+    if claimed is None:
+        claimed = [op for (op, _), c in m.matrix.items() if sum(c.values()) > c.get("not-applicable", 0)]
+    return [op for op in M.OPS if op in set(claimed)]
+
+
+def interpreters(header: dict, adapters) -> list:
+    """Every Python the run used: the harness's, then each adapter worker's (docs/RESULTS.md header)."""
+    found = []
+    if isinstance(header.get("interpreter"), dict):
+        found.append({"role": "harness", **header["interpreter"]})
+    for a in adapters:
+        if isinstance(a, dict) and a.get("python"):     # a worker's interpreter (in-process: the harness's)
+            found.append({"role": f"adapter {a.get('name', '')}", "executable": a["python"],
+                          "version": a.get("python_version", "")})
+    return found
 
 
 def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
@@ -121,14 +107,26 @@ def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
         else:
             (failed if s["fail"] else met if s["pass"] else inconclusive).append(cid)
     c = m.matrix.get((op, adapter), {})
+    edge = {g.clause: g.count for g in m.groups.values()
+            if g.op == op and g.adapter == adapter and g.clause == M.EDGE_EMPTY}
     return {"counts": {v: c.get(v, 0) for v in M.VERDICTS},
             "clauses_met": met, "clauses_failed": failed,
-            "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached}
+            "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached,
+            "edge_cases_failed": edge}
 
 
-def _sha256_file(path) -> str:
+# ---- the digests (byte formats: docs/CERTIFY.md) -----------------------------------------------------
+
+def results_sha256(path) -> str:
+    """sha256 of the file's exact bytes."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return "sha256:" + h.hexdigest()
+
+
+def verdicts_sha256(verdict_lines) -> str:
+    """sha256 of the UTF-8 bytes of the sorted "case_id<TAB>adapter<TAB>verdict" lines, each ended by LF
+    (one per (case, adapter): M.build_model(keep_verdicts=True) keeps the first record of each)."""
+    return "sha256:" + hashlib.sha256("".join(line + "\n" for line in sorted(verdict_lines)).encode()).hexdigest()

@@ -1,16 +1,15 @@
-"""`conform report | diff | merge | certify`: argparse wiring and exit codes.
+"""`conform report | diff | merge`: argparse wiring and exit codes (certify and verify run candidates: conform/).
 
 conform/cli.py calls register(subparsers); each subcommand sets `func`, which
 takes the parsed args and returns the exit code.  `python -m reports.commands`
 runs the same commands without the rest of the CLI.
 
-Exit codes (documented in docs/SUMMARY.md and docs/CERTIFY.md):
+Exit codes (documented in docs/SUMMARY.md):
   0  done
-  1  `diff`: at least one regression; `certify`: the run recorded failures
+  1  `diff`: a regression, or coverage of the base lost (an adapter or cases missing from the new run)
   2  usage error (argparse)
   3  an input file is missing, unreadable or malformed (message names file and line)
-  4  `merge`: inputs from different corpora or suite versions
-  5  `certify`: the adapter cannot be loaded or is unavailable
+  4  `diff`: runs of different corpora or suite versions; `merge`: those, or an incomplete shard set
 """
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK, EXIT_USAGE  # noqa: F401
+from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK
 
 
 
@@ -28,28 +27,20 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, help="folder for report.html and summary.json")
     p.set_defaults(func=cmd_report)
 
-    p = subparsers.add_parser("diff", help="compare two runs; exit 1 when something regressed")
+    p = subparsers.add_parser("diff", help="compare two runs; exit 1 when something regressed or coverage was lost")
     p.add_argument("base", help="results.jsonl of the reference run")
     p.add_argument("new", help="results.jsonl of the run under review")
     p.add_argument("--out", required=True, help="folder for diff.txt and diff.html")
+    p.add_argument("--allow-lost-coverage", action="store_true",
+                   help="accept adapters or cases missing from NEW, and runs of another corpus or suite version")
     p.set_defaults(func=cmd_diff)
 
     p = subparsers.add_parser("merge", help="join results of shards or workers into one results file")
     p.add_argument("results", nargs="+", help="results.jsonl files of the same corpus and suite version")
     p.add_argument("--out", required=True, help="folder for the merged results.jsonl (or a .jsonl path)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="write the merge of shards that do not cover the corpus (its end record says complete: false)")
     p.set_defaults(func=cmd_merge)
-
-    p = subparsers.add_parser("certify", help="run the shipped corpus on one adapter; write certificate.json + report")
-    p.add_argument("--adapter", required=True, help="adapter name, entry point name, or package.module:Class")
-    p.add_argument("--out", required=True, help="output folder (results.jsonl, report.html, certificate.json)")
-    p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
-    p.add_argument("--case-timeout", type=float, metavar="S", help="seconds per case before the worker is killed")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
-    p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
-    p.add_argument("--python", metavar="PATH", help="run the adapter's worker under this interpreter "
-                   "(default: conform.toml, pyproject.toml or setup.sh's environment for it: docs/CLI.md)")
-    p.set_defaults(func=cmd_certify)
 
 
 def _input_error(e) -> int:
@@ -59,6 +50,8 @@ def _input_error(e) -> int:
 
 def _missing(paths):
     for p in paths:
+        if Path(p).is_dir():
+            return f"{p}: is a directory, not a results file"
         if not Path(p).is_file():
             return f"{p}: no such results file"
     return ""
@@ -86,11 +79,23 @@ def cmd_diff(args) -> int:
         r = write_diff(args.base, args.new, args.out)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
+    from .diff import coverage_problems, identity_problems
     for name, d in r["adapters"].items():
         print(f"{name}: {d.counts['new_failures']} new failures, {d.counts['fixed']} fixed, "
               f"{d.counts['changed_verdicts']} changed verdicts, {d.counts['changed_messages']} changed messages")
     print(f"{r['regressions']} regression(s); details in {Path(args.out) / 'diff.txt'} and diff.html")
-    return EXIT_DIVERGED if r["regressions"] else EXIT_OK
+    differ, lost = identity_problems(r), coverage_problems(r)
+    allowed = " (allowed by --allow-lost-coverage)" if args.allow_lost_coverage else ""
+    for line in differ + lost:
+        print(f"conform: {'warning' if allowed else 'error'}: {line}{allowed}", file=sys.stderr)
+    if (differ or lost) and not allowed:
+        print("conform: the new run does not cover what the base covered; "
+              "--allow-lost-coverage accepts that", file=sys.stderr)
+    if differ and not allowed:
+        return EXIT_INCOMPATIBLE
+    if r["regressions"] or (lost and not allowed):
+        return EXIT_DIVERGED
+    return EXIT_OK
 
 
 def cmd_merge(args) -> int:
@@ -101,7 +106,7 @@ def cmd_merge(args) -> int:
     out = Path(args.out)
     out = out if out.suffix == ".jsonl" else out / "results.jsonl"
     try:
-        r = merge(args.results, out)
+        r = merge(args.results, out, allow_incomplete=args.allow_incomplete)
     except MergeError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return EXIT_INCOMPATIBLE
@@ -109,28 +114,12 @@ def cmd_merge(args) -> int:
         return _input_error(e)
     print(f"{r['records']} records from {len(args.results)} files -> {r['out']} "
           f"({r['duplicates']} duplicates dropped)")
+    for line in r["incomplete"]:
+        print(f"conform: warning: incomplete (allowed by --allow-incomplete): {line}", file=sys.stderr)
     for c in r["conflicts"]:
         print(f"warning: {c['adapter']} case {c['case_id']}: kept {c['kept']}, dropped {c['dropped']} "
               f"from {c['file']}", file=sys.stderr)
     return EXIT_OK
-
-
-def cmd_certify(args) -> int:
-    from . import model as M
-    from .certify import CertifyError, certify
-    try:
-        cert = certify(args.adapter, args.out, corpus=args.corpus, in_process=args.in_process,
-                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python)
-    except CertifyError as e:
-        print(f"conform: error: {e}", file=sys.stderr)
-        return e.exit_code
-    except (*M.INPUT_ERRORS, OSError) as e:
-        return _input_error(e)
-    totals = cert["totals"]
-    failing = sum(totals.get(v, 0) for v in M.DIVERGENT)
-    print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {sum(totals.values())} cases, "
-          f"{failing} failing -> {Path(args.out) / 'certificate.json'}")
-    return EXIT_DIVERGED if failing else EXIT_OK
 
 
 def main(argv=None) -> int:

@@ -3,8 +3,12 @@
 A regression is a case that conformed (or was not applicable) in BASE and fails
 in NEW, or a case that fails in both with a different failing verdict.  A NEW
 failure marked as an expected divergence is listed but does not regress.
-Cases present in only one file are counted, not judged (a smaller corpus is not
-a regression of the implementation).
+
+Lost coverage gates too: an adapter, or cases, that BASE has and NEW lacks
+(a candidate that stopped loading, an interrupted run, a narrower shard), and
+runs of different corpora or suite versions, whose case ids do not mean the
+same cases.  `conform diff --allow-lost-coverage` accepts both; then only the
+cases present in both files are compared.
 """
 from __future__ import annotations
 
@@ -86,14 +90,34 @@ def diff_results(base_path, new_path) -> dict:
                 d.counts["regressions"] += 1
         elif b["outcome"] != n["outcome"]:
             d.add("changed_messages", entry)
+    in_new = {a for _, a in new}
     for (_, adapter) in base:
         get(adapter).only_base += 1
+    lost_adapters = sorted({a for _, a in base} - in_new)
+    lost_cases = {a: d.only_base for a, d in sorted(per.items()) if d.only_base and a not in lost_adapters}
+    differ = [(k, base_h.get(k, ""), new_h.get(k, "")) for k in IDENTITY if base_h.get(k, "") != new_h.get(k, "")]
     return {"base": {"path": str(base_path), **_hdr(base_h)}, "new": {"path": str(new_path), **_hdr(new_h)},
-            "adapters": dict(sorted(per.items())), "regressions": sum(d.regressions for d in per.values())}
+            "adapters": dict(sorted(per.items())), "regressions": sum(d.regressions for d in per.values()),
+            "lost_adapters": lost_adapters, "lost_cases": lost_cases, "differ": differ}
+
+
+IDENTITY = ("corpus_hash", "suite_version")     # runs that differ here ran different cases or rules
 
 
 def _hdr(h):
     return {k: h.get(k, "") for k in ("run_id", "suite_version", "corpus_hash", "started")}
+
+
+def coverage_problems(result) -> list:
+    """Why NEW does not cover what BASE covered, one line each ([] when it does)."""
+    lines = [f"adapter {a} has {result['adapters'][a].only_base} records in base and none in new"
+             for a in result["lost_adapters"]]
+    lines += [f"adapter {a}: {n} cases of base have no record in new" for a, n in result["lost_cases"].items()]
+    return lines
+
+
+def identity_problems(result) -> list:
+    return [f"the runs differ in {k}: base {b!r}, new {n!r}" for k, b, n in result["differ"]]
 
 
 CATEGORIES = (("new_failures", "new failures"), ("fixed", "fixed"),
@@ -103,8 +127,10 @@ CATEGORIES = (("new_failures", "new failures"), ("fixed", "fixed"),
 def render_text(result) -> str:
     lines = [f"base: {result['base']['path']} (run {result['base']['run_id']}, corpus {result['base']['corpus_hash']})",
              f"new:  {result['new']['path']} (run {result['new']['run_id']}, corpus {result['new']['corpus_hash']})"]
-    if result["base"]["corpus_hash"] != result["new"]["corpus_hash"]:
-        lines.append("note: the corpus hashes differ; only cases present in both are compared")
+    for line in identity_problems(result) + coverage_problems(result):
+        lines.append(f"gate: {line}")
+    if result["differ"]:
+        lines.append("note: only cases present in both runs are compared")
     for name, d in result["adapters"].items():
         summary = ", ".join(f"{d.counts[k]} {label}" for k, label in CATEGORIES)
         lines.append(f"\n== {name}: {summary}; {d.regressions} regressions"

@@ -22,6 +22,15 @@ class MergeError(ValueError):
     """Inputs that must not be merged; the message names the files and the field that differs."""
 
 
+class IncompleteError(MergeError):
+    """Inputs that do not cover the corpus (a missing shard, an interrupted one); `problems` says which."""
+
+    def __init__(self, problems):
+        super().__init__("refusing to merge an incomplete set (--allow-incomplete writes it, marked "
+                         "complete: false):\n  " + "\n  ".join(problems))
+        self.problems = problems
+
+
 IDENTITY = ("schema", "suite_version", "corpus_hash")
 
 
@@ -67,8 +76,12 @@ def _merged_run_id(headers) -> str:
     return "merge-" + hashlib.sha256("\n".join(ids).encode()).hexdigest()[:12]
 
 
-def merge(paths, out_path) -> dict:
-    """Write the merged results to out_path (atomically); return {"records", "duplicates", "conflicts", "counts"}."""
+def merge(paths, out_path, allow_incomplete=False) -> dict:
+    """Write the merged results to out_path (atomically); return {"records", "duplicates", "conflicts", "counts",
+    "complete", "incomplete"}.
+
+    Inputs that do not cover the corpus (M.completeness_problems) raise IncompleteError and write nothing,
+    unless allow_incomplete: then the merged end record says `"complete": false` and lists why."""
     paths = [Path(p) for p in paths]
     if not paths:
         raise MergeError("nothing to merge: give at least one results file")
@@ -77,12 +90,16 @@ def merge(paths, out_path) -> dict:
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     seen, counts, duplicates, conflicts = {}, Counter(), 0, []
+    files = [[str(p), h, None] for p, h in zip(paths, headers)]
+    per_adapter = Counter()
     fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps(header) + "\n")
-            for p in paths:
+            for i, p in enumerate(paths):
                 for rec in M.iter_records(p):
+                    if rec.get("record") == "end":
+                        files[i][2] = rec
                     if rec.get("record") != "case":
                         continue
                     key = (rec["case_id"], rec["adapter"])
@@ -94,11 +111,17 @@ def merge(paths, out_path) -> dict:
                         continue
                     seen[key] = rec["verdict"]
                     counts[rec["verdict"]] += 1
+                    per_adapter[key[1]] += 1
                     rec = dict(rec, run_id=header["run_id"])
                     f.write(json.dumps(rec) + "\n")
-            f.write(json.dumps({"record": "end", "schema": 1, "run_id": header["run_id"],
-                                "finished": _now(), "cases": sum(counts.values()),
-                                "counts": dict(counts)}) + "\n")
+            problems = M.completeness_problems(files, per_adapter)
+            if problems and not allow_incomplete:
+                raise IncompleteError(problems)
+            end = {"record": "end", "schema": 1, "run_id": header["run_id"], "finished": _now(),
+                   "cases": sum(counts.values()), "counts": dict(counts), "complete": not problems}
+            if problems:
+                end["incomplete"] = problems
+            f.write(json.dumps(end) + "\n")
         os.chmod(tmp, 0o644)
         os.replace(tmp, out_path)
     except BaseException:
@@ -106,7 +129,8 @@ def merge(paths, out_path) -> dict:
             os.unlink(tmp)
         raise
     return {"out": str(out_path), "records": sum(counts.values()), "duplicates": duplicates,
-            "conflicts": conflicts, "counts": dict(counts), "run_id": header["run_id"]}
+            "conflicts": conflicts, "counts": dict(counts), "run_id": header["run_id"],
+            "complete": not problems, "incomplete": problems}
 
 
 def _now():

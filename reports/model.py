@@ -2,9 +2,10 @@
 
 One pass over any number of results files (docs/RESULTS.md).  Memory stays
 bounded by the number of distinct (op, adapter, verdict, clause) groups, the
-clause table and one short answer signature per (case, adapter), never by the
-records themselves: only the minimal case and a capped list of examples of
-each failure group are kept.
+clause table, one short answer signature per (case, adapter) and one short
+row per failing record (id, label, outcome: so the report can list every
+failing case), never by the records themselves: only the minimal case of each
+failure group is kept whole.
 """
 from __future__ import annotations
 
@@ -14,73 +15,41 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS
-
-from .results import ResultsError, iter_records as _iter_records   # the one results reader (docs/RESULTS.md)
+from contract.inputfile import InputFileError
+from contract.results import ResultsError, record_problem, iter_records as _iter_records   # noqa: F401  the one results reader
+from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
+from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
 
 OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}
 
-EXAMPLES_CAP = 5          # examples kept per failure group besides its minimal case
 DISAGREE_CAP = 20         # differing cases listed per adapter pair
+ROW_TEXT_CAP = 200        # characters of outcome / message kept per failing row
 
 
 class ReportInputError(ValueError):
-    """A results file the report cannot use; the message names the file and line."""
+    """A results file the report cannot use as a whole (no header, several adapters for one certificate)."""
 
 
-INPUT_ERRORS = (ResultsError, ReportInputError)
+# What a report command refuses with exit 3: the results reader's errors (ResultsError, an
+# InputFileError naming file and line) and the report's own whole-file ones.
+INPUT_ERRORS = (InputFileError, ReportInputError)
 
 
 def iter_records(path):
     """Yield the records of one results file; a truncated last line is dropped, other damage raises.
 
-    On top of the results reader's checks, the optional fields the report shows
-    are type-checked here, once, so a damaged one is named with file and line
-    instead of failing somewhere inside the rendering.
+    The results reader checks every field the report shows (contract.results.record_problem), once,
+    so a damaged one is named with file and line instead of failing somewhere inside the rendering.
     """
-    for lineno, rec in enumerate(_iter_records(path), 1):
-        if rec.get("record") == "case":
-            problem = case_record_problem(rec)
-            if problem:
-                raise ReportInputError(f"{path}:{lineno}: {problem}")
-        yield rec
-
-
-_STR_FIELDS = ("native_api", "adapter_version", "expected", "outcome", "repro")
+    return _iter_records(path)
 
 
 def case_record_problem(rec) -> str:
-    """'' for a case record the report can use; else what is wrong with it."""
-    # The report counts by verdict: one it does not know would silently vanish from every table.
-    if rec.get("verdict") not in VERDICTS:
-        return f"unknown verdict {str(rec.get('verdict'))[:40]!r}"
-    if not all(isinstance(c, str) for c in rec["clauses"]):
-        return "clauses must be a list of strings"
-    for k in _STR_FIELDS:
-        if k in rec and not isinstance(rec[k], str):
-            return f"field {k!r} must be a string"
-    if rec.get("expected_divergence") is not None and not isinstance(rec["expected_divergence"], str):
-        return "field 'expected_divergence' must be a string"
-    if "notes" in rec and not (isinstance(rec["notes"], list) and all(isinstance(n, str) for n in rec["notes"])):
-        return "field 'notes' must be a list of strings"
-    for k in ("error", "mismatch"):
-        if k in rec and not isinstance(rec[k], dict):
-            return f"field {k!r} must be an object"
-    if isinstance(rec.get("error"), dict) and not all(v is None or isinstance(v, str) for v in rec["error"].values()):
-        return "field 'error' must map to strings"
-    for k in ("expected_values", "actual_values"):
-        if k in rec and not (isinstance(rec[k], dict) and all(isinstance(v, dict) for v in rec[k].values())):
-            return f"field {k!r} must map output names to encoded arrays"
-    case = rec["case"] if isinstance(rec.get("case"), dict) else {}
-    if not isinstance(case.get("inputs", {}), dict) or not all(isinstance(v, dict) for v in case.get("inputs", {}).values()):
-        return "case.inputs must map names to encoded arrays"
-    if not isinstance(case.get("label", ""), str):
-        return "case.label must be a string"
-    if not (isinstance(case.get("clauses", []), list) and all(isinstance(c, str) for c in case.get("clauses", []))):
-        return "case.clauses must be a list of strings"
-    return ""
+    """'' for a case record the report can use; else what is wrong with it (the reader's own check)."""
+    return record_problem(rec)
 
 
 # ---- clause catalogue ----------------------------------------------------------------------
@@ -122,21 +91,36 @@ def _kind_from_id(cid: str) -> str:
 
 # ---- the model -----------------------------------------------------------------------------
 
+class FailingRow(NamedTuple):
+    """One failing record, short enough to keep for every one of them (the report lists them all)."""
+    case_id: str
+    label: str
+    outcome: str
+    message: str         # the exception message's first line, where there is one
+    clauses: tuple       # every clause the record cites
+    reason: str          # the expectations line's reason; "" when unlisted
+
+
 @dataclass
 class FailureGroup:
     op: str
     adapter: str
     verdict: str
     clause: str
+    listed: bool = False              # all its cases are expected (listed) divergences, or none is
     count: int = 0
-    expected_divergences: int = 0
     minimal: dict = None              # the whole record of the smallest case
     minimal_size: tuple = None
-    examples: list = field(default_factory=list)   # (case_id, label, outcome) of further cases, capped
+    rows: list = field(default_factory=list)    # a FailingRow per case, the minimal one included
+    why: str = ""                     # why the failures are charged to `clause` (attribution_reason)
+
+    @property
+    def expected_divergences(self) -> int:
+        return self.count if self.listed else 0
 
     @property
     def key(self) -> str:
-        return slug(f"{self.op}-{self.adapter}-{self.verdict}-{self.clause}")
+        return slug(f"{self.op}-{self.adapter}-{self.verdict}-{self.clause}-{'listed' if self.listed else 'unlisted'}")
 
 
 @dataclass
@@ -145,6 +129,7 @@ class Model:
     adapters: dict = field(default_factory=dict)          # name -> header entry (+ version seen in records)
     records: int = 0
     matrix: dict = field(default_factory=lambda: defaultdict(Counter))    # (op, adapter) -> verdict counts
+    listed: Counter = field(default_factory=Counter)      # (op, adapter) -> expected (listed) divergences
     native_apis: dict = field(default_factory=lambda: defaultdict(set))  # (op, adapter) -> native calls
     clause_stats: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
     clause_ops: dict = field(default_factory=dict)
@@ -155,13 +140,21 @@ class Model:
     case_ops: dict = field(default_factory=dict)           # case_id -> op
     catalogue: dict = field(default_factory=dict)
     citations: Counter = field(default_factory=Counter)   # clause -> case records citing it
+    failing_citations: Counter = field(default_factory=Counter)   # (clause, adapter) -> failing records citing it
     pending: dict = field(default_factory=dict)           # failures not yet attributed to a clause
     ends: list = field(default_factory=list)              # end records (a finished run has one per file)
+    incomplete: list = field(default_factory=list)        # why the results do not cover the corpus ([]: they do)
     verdict_lines: list = None
     kinds: dict = field(default_factory=dict)             # clause -> kind, from the catalogue
     duplicates: int = 0
 
     # -- derived views, computed once after the pass --
+    @property
+    def complete(self) -> bool:
+        """Whether the results cover their corpus: every file finished (has its end record), the shards
+        join up, and every adapter has a record of every case (completeness_problems)."""
+        return not self.incomplete
+
     @property
     def ops(self):
         seen = {op for op, _ in self.matrix}
@@ -178,6 +171,18 @@ class Model:
             if (adapter is None or a == adapter) and (op is None or o == op):
                 c.update(v)
         return c
+
+    def gate(self, adapter=None, op=None) -> dict:
+        """The CI gate over these records: divergences no expectations line lists, the listed ones, the exit code.
+
+        `conform run` exits 1 when a divergence is unlisted, else 0 (docs/CLI.md);
+        the records carry the expectations verdict of their run (`expected_divergence`).
+        """
+        t = self.totals(adapter=adapter, op=op)
+        expected = sum(n for (o, a), n in self.listed.items()
+                       if (adapter is None or a == adapter) and (op is None or o == op))
+        unlisted = sum(t[v] for v in DIVERGENT) - expected
+        return {"unlisted": unlisted, "expected": expected, "exit_code": EXIT_DIVERGED if unlisted else EXIT_OK}
 
     def clause_ids(self):
         ids = set(self.catalogue) | {c for c, _ in self.clause_stats}
@@ -197,9 +202,14 @@ class Model:
         return [c for c in self.clause_ids() if c not in hit and not _is_range_id(c)]
 
     def agreement(self):
-        """{(a, b): {"shared", "same", "differ": [(case_id, op, sig_a, sig_b)...capped]}} for a < b."""
+        """{(a, b): {"shared", "same", "differ_count", "differ_conforming", "differ": [(case_id, op, text_a, text_b)...capped]}}.
+
+        For a < b.  Agreement compares answers, not verdicts: an adapter that
+        extends unsupported input (extension) and one that rejects it (pass)
+        differ, although both conform; differ_conforming counts those differences.
+        """
         names = self.adapter_names
-        out = {(a, b): {"shared": 0, "same": 0, "differ_count": 0, "differ": []}
+        out = {(a, b): {"shared": 0, "same": 0, "differ_count": 0, "differ_conforming": 0, "differ": []}
                for i, a in enumerate(names) for b in names[i + 1:]}
         for cid, per in self.answers.items():
             present = [a for a in names if a in per]
@@ -211,12 +221,16 @@ class Model:
                         cell["same"] += 1
                     else:
                         cell["differ_count"] += 1
+                        if per[a][2] in CONFORMING and per[b][2] in CONFORMING:
+                            cell["differ_conforming"] += 1
                         if len(cell["differ"]) < DISAGREE_CAP:
                             cell["differ"].append((cid, self.case_ops.get(cid, ""), per[a][1], per[b][1]))
         return out
 
     def sorted_groups(self):
-        return sorted(self.groups.values(), key=lambda g: (_op_rank(g.op), g.op, g.adapter, -g.count, g.verdict, g.clause))
+        # unlisted first: they are what fails the gate
+        return sorted(self.groups.values(),
+                      key=lambda g: (_op_rank(g.op), g.op, g.adapter, g.listed, -g.count, g.verdict, g.clause))
 
 
 def _op_rank(op):
@@ -242,13 +256,17 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
     m.verdict_lines = [] if keep_verdicts else None
     m.kinds = {c: i.kind for c, i in m.catalogue.items()}
     seen_keys = set()
+    files = []
     for path in paths:
+        files.append([str(path), {}, None])
         for rec in iter_records(path):
             kind = rec.get("record")
             if kind == "run":
                 _add_header(m, rec, path)
+                files[-1][1] = rec
             elif kind == "end":
                 m.ends.append(rec)
+                files[-1][2] = rec
             elif kind == "case":
                 key = (rec["case_id"], rec["adapter"])
                 if key in seen_keys:      # a resumed run or overlapping shards: count each answer once
@@ -259,7 +277,56 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
                 if m.verdict_lines is not None:
                     m.verdict_lines.append(f"{key[0]}\t{key[1]}\t{rec['verdict']}")
     attribute_failures(m)
+    per_adapter = Counter()
+    for (_, a), c in m.matrix.items():
+        per_adapter[a] += sum(c.values())
+    m.incomplete = completeness_problems(files, per_adapter)
     return m
+
+
+def completeness_problems(files, cases_per_adapter) -> list:
+    """Why a set of results files does not cover its corpus, one line each ([] when it does).
+
+    files: (path, run header, end record or None) per file; cases_per_adapter: adapter -> distinct
+    (case, adapter) records.  Checks: every file has its end record (else the run was interrupted) and
+    none says `complete: false` (a merge of an incomplete set); the shards K/N join up to the whole
+    corpus; and, where every header declares the corpus's case count and no run was limited to some
+    ops, each adapter has that many records (a case the oracle failed on, or a -k in pytest, leaves one out).
+    """
+    problems, slices = [], set()
+    for path, header, end in files:
+        if end is None:
+            problems.append(f"{path}: no end record (an interrupted run; `conform run --resume` finishes it)")
+        elif end.get("complete") is False:
+            why = "; ".join(str(x) for x in end.get("incomplete") or ()) or "its end record says complete: false"
+            problems.append(f"{path}: merged from an incomplete set ({why})")
+        shard = str(header.get("shard") or "1/1")
+        if shard == "merged":
+            slices.add((1, 1))      # a merge stands for the whole corpus; its own end record says if it is not
+            continue
+        try:
+            k, n = (int(x) for x in shard.split("/"))
+        except ValueError:
+            problems.append(f"{path}: shard {shard!r} is not K/N")
+            continue
+        slices.add((k, n))
+    splits = {n for _, n in slices}
+    if splits and not any(all((k, n) in slices for k in range(1, n + 1)) for n in splits):
+        for n in sorted(splits):
+            missing = [f"{k}/{n}" for k in range(1, n + 1) if (k, n) not in slices]
+            problems.append(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: "
+                            "the shards do not cover the corpus")
+    declared = {h.get("corpus_cases") for _, h, _ in files}
+    limited = any(h.get("ops") for _, h, _ in files)
+    if len(declared) == 1 and not limited:
+        total = declared.pop()
+        names = {a.get("name") for _, h, _ in files for a in h.get("adapters") or () if isinstance(a, dict)}
+        if isinstance(total, int) and not isinstance(total, bool):
+            for a in sorted((names | set(cases_per_adapter)) - {None}):
+                if cases_per_adapter.get(a, 0) < total:
+                    problems.append(f"adapter {a}: {cases_per_adapter.get(a, 0)} of the corpus's {total} cases "
+                                    "have a record")
+    return problems
 
 
 def _add_header(m: Model, rec, path):
@@ -279,6 +346,8 @@ def add_record(m: Model, rec: dict):
                                     "execution": "", "available": True, "reason": ""})
     clauses = tuple(rec["clauses"])
     m.citations.update(clauses)
+    if verdict in DIVERGENT:
+        m.failing_citations.update((c, adapter) for c in clauses)
     for c in clauses:
         m.clause_ops.setdefault(c, op)
         stats = m.clause_stats[(c, adapter)]
@@ -290,48 +359,100 @@ def add_record(m: Model, rec: dict):
             m.gap_outcomes[(c, adapter)][bucket] += 1
             m.gap_examples.setdefault((c, adapter, bucket), short_outcome(rec, 140))
     if verdict != "not-applicable":
-        m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}")
+        m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}",
+                                                             verdict)
         m.case_ops[rec["case_id"]] = op
     if verdict in DIVERGENT:
+        listed = bool(rec.get("expected_divergence"))
+        if listed:
+            m.listed[(op, adapter)] += 1
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
         # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
-        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided), rec)
+        _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided,
+                                 edge_case(rec), listed), rec)
 
 
 def attribute_failures(m: Model) -> None:
     """Give each failing record its clause, now that every clause's citation count is known.
 
     Failures wait in m.pending grouped by everything attribution depends on
-    (op, adapter, verdict, cited clauses, documented error clause), so this
+    (op, adapter, verdict, cited clauses, documented error clause, edge case, listed), so this
     costs one step per distinct group, not per record.
     """
-    for (op, adapter, verdict, clauses, err, decided), pg in m.pending.items():
-        blamed = blame(decided, err, m.citations, m.kinds)
+    for (op, adapter, verdict, clauses, err, decided, edge, listed), pg in m.pending.items():
+        rates = {c: m.failing_citations[(c, adapter)] / max(m.clause_stats[(c, adapter)]["cases"], 1)
+                 for c in decided}
+        blamed = blame(decided, err, m.citations, m.kinds, edge, rates)
         for c in clauses:
             m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
-        key = (op, adapter, verdict, blamed)
+        key = (op, adapter, verdict, blamed, listed)
         g = m.groups.get(key)
         if g is None:
             g = m.groups[key] = FailureGroup(*key)
+            g.why = attribution_reason(blamed, decided, err, edge, rates)
         _merge_group(g, pg)
     m.pending.clear()
 
 
-def blame(cited, error_clause=None, citations=None, kinds=None) -> str:
-    """The clause a failure is attributed to: the most specific rule it cites.
+# A failure on a case with an input that has no elements (a zero-length dimension: an empty x, or
+# indices.shape[-1] == 0 in scatter_nd_add) is charged here, not to a clause: such a case cites the op's
+# general rules (SNA-RULE, SNA-DUP...) because the oracle applies them, but what fails there is the
+# edge case, and charging it to the general rule would mark a rule failed that every ordinary case meets.
+EDGE_EMPTY = "(edge case: an input with no elements)"
+
+
+def edge_case(rec) -> str:
+    """EDGE_EMPTY when some input of the record's case has a zero-length dimension, else ''."""
+    inputs = (rec.get("case") or {}).get("inputs") or {}
+    for a in inputs.values():
+        shape = a.get("shape") if isinstance(a, dict) else None
+        if isinstance(shape, list) and 0 in shape:
+            return EDGE_EMPTY
+    return ""
+
+
+def blame(cited, error_clause=None, citations=None, kinds=None, edge="", fail_rates=None) -> str:
+    """The clause a failure is attributed to (attribution_reason says why; docs/SUMMARY.md "Attribution").
 
     A record cites every clause its case touches (the general formula and dtype
     rules included) and does not say which one broke.  The documented error's
     clause decides for an error expectation ("raises TypeError (SNA-IDX-DTYPE)");
-    otherwise the cited clause the fewest records cite, gap clauses last, ties by id.
+    then an edge case (`edge`: EDGE_EMPTY) takes the failure; otherwise the cited
+    clause whose cases fail most often for this adapter (`fail_rates`: failing
+    records citing it / records citing it): the rule the failures go with, so a
+    min>max failure with tensor bounds is CL-MIN-GT-MAX's and not CL-BROADCAST's
+    when broadcasting alone works.  Ties: the clause the fewest records cite (the
+    most specific), gap clauses last, then by id.
     """
     if error_clause:
         return error_clause
+    if edge:
+        return edge
     if not cited:
         return "(no clause)"
-    citations, kinds = citations or {}, kinds or {}
-    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, citations.get(c, 0), c))
+    citations, kinds, rates = citations or {}, kinds or {}, fail_rates or {}
+    return min(cited, key=lambda c: (kinds.get(c) == "gap" or "-GAP-" in c, -round(rates.get(c, 0.0), 9),
+                                     citations.get(c, 0), c))
+
+
+def attribution_reason(blamed, cited, error_clause=None, edge="", fail_rates=None) -> str:
+    """One sentence: why a failure is charged to `blamed` (shown with every failure group)."""
+    if error_clause:
+        return (f"the documents say this call raises ({error_clause}); a failure of a documented error is "
+                f"charged to the clause that documents it")
+    if edge:
+        return ("an input has no elements (a zero-length dimension, e.g. indices.shape[-1] == 0): the failure "
+                f"is charged to that edge case, not to the general rules the case cites ({', '.join(cited)})")
+    if blamed == "(no clause)":
+        return "the case cites no clause"
+    rates = fail_rates or {}
+    others = [c for c in cited if c != blamed]
+    if not others:
+        return f"{blamed} is the only clause the oracle's answer rests on"
+    pct = ", ".join(f"{c} {100 * rates.get(c, 0):.0f}%" for c in sorted(cited, key=lambda c: -rates.get(c, 0)))
+    return (f"of the clauses the oracle's answer rests on, {blamed}'s cases fail most often for this adapter "
+            f"({pct} of the cases citing each fail); a heuristic: docs/SUMMARY.md, Attribution")
 
 
 _ERROR_CLAUSE = re.compile(r"^raises .*\(([A-Z]+-[A-Z0-9-]+)\)\s*$")
@@ -340,37 +461,26 @@ _ERROR_CLAUSE = re.compile(r"^raises .*\(([A-Z]+-[A-Z0-9-]+)\)\s*$")
 def _add_failure(groups: dict, key, rec):
     g = groups.get(key)
     if g is None:
-        g = groups[key] = FailureGroup(*key[:4])
+        g = groups[key] = FailureGroup(*key[:4], listed=key[-1])
     g.count += 1
-    if rec.get("expected_divergence"):
-        g.expected_divergences += 1
+    g.rows.append(failing_row(rec))
     size = case_size(rec)
     if g.minimal is None or size < g.minimal_size:
-        if g.minimal is not None:
-            _add_example(g, g.minimal)
         g.minimal, g.minimal_size = rec, size
-    else:
-        _add_example(g, rec)
 
 
 def _merge_group(g: FailureGroup, other: FailureGroup):
     g.count += other.count
-    g.expected_divergences += other.expected_divergences
+    g.rows.extend(other.rows)
     if g.minimal is None or other.minimal_size < g.minimal_size:
-        if g.minimal is not None:
-            _add_example(g, g.minimal)
         g.minimal, g.minimal_size = other.minimal, other.minimal_size
-    else:
-        _add_example(g, other.minimal)
-    for e in other.examples:
-        if len(g.examples) < EXAMPLES_CAP:
-            g.examples.append(e)
 
 
-def _add_example(g: FailureGroup, rec):
-    if len(g.examples) < EXAMPLES_CAP and rec is not None:
-        g.examples.append({"case_id": rec["case_id"], "label": (rec.get("case") or {}).get("label", ""),
-                           "outcome": short_outcome(rec)})
+def failing_row(rec) -> FailingRow:
+    err = rec.get("error") or {}
+    message = str(err.get("message") or "").strip().split("\n", 1)[0]
+    return FailingRow(rec["case_id"], (rec.get("case") or {}).get("label", ""), short_outcome(rec, ROW_TEXT_CAP),
+                      message[:ROW_TEXT_CAP], tuple(rec["clauses"]), rec.get("expected_divergence") or "")
 
 
 def case_size(rec) -> tuple:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import jinja2
@@ -12,9 +13,14 @@ import numpy as np
 from contract.codec import CodecError, decode_array
 
 from . import model as M
+from .badge import badge_filename, badge_svg
 from .summary import build_summary
 
 TEMPLATES = Path(__file__).with_name("templates")
+# The clause document the report links each clause to (generated from oracle.CLAUSES; anchors: the clause id in
+# lower case).  It lives in the repository; the report links to it relative to where the report is written.
+SPEC_DOC = Path(__file__).resolve().parents[1] / "docs" / "SPEC.md"
+PAGE_ROWS = 50         # failing cases per page of the case list
 MAX_CELLS = 256        # array elements drawn per output in a drill-down
 VERDICT_COLOURS = {
     "pass": "#2e7d32", "extension": "#00897b", "not-applicable": "#9e9e9e",
@@ -22,23 +28,62 @@ VERDICT_COLOURS = {
     "wrong-error-class": "#f9a825", "crash": "#212121", "timeout": "#5d4037",
 }
 
+# The glossary's words.  The verdicts' are docs/DESIGN.md's table, which owns them (tests/test_report_words.py
+# keeps the two equal); the kinds' are those of ../shared/spec/CLAUSES.md.
+VERDICT_MEANINGS = {
+    "pass": "the spec gives a value and the adapter returned it (by the comparison rule of each "
+            "output: exact, within a derived bound, or one of the admissible choices); or the spec "
+            "names an error and the adapter raised that class (or a subclass; any class where the "
+            "document names none); or the input is unsupported and the adapter rejected it",
+    "value-mismatch": "the spec gives a value and the adapter returned something else: other values, another "
+                      "shape or dtype, or a missing primary output",
+    "missing-error": "the spec names an error and the adapter returned",
+    "unexpected-error": "the spec gives a value and the adapter raised",
+    "wrong-error-class": "the spec names an error class and the adapter raised another one",
+    "crash": "the worker died (a signal, an exit, the memory watchdog) or broke the protocol",
+    "timeout": "the case ran past its time limit; the worker was killed",
+    "extension": "the input is unsupported or left open by the documents (uns/gap clauses) and the adapter "
+                 "returned a value; the note says whether it equals the NumPy natural value",
+    "not-applicable": "the adapter has no mapping for this call",
+}
+KIND_MEANINGS = {
+    "sem": "a defined behaviour: the values the op must compute",
+    "err": "a documented error: the input must be rejected with the exception class named",
+    "uns": "documented as unsupported: an implementation may reject it (pass) or extend it (extension)",
+    "ex": "a worked example of the document, with its exact expected output",
+    "gap": "something the document leaves open or contradicts: a spec finding; any outcome but a crash or "
+           "timeout is admissible there",
+}
+
 
 def write_report(results_paths, out_dir) -> dict:
-    """Read the results files (streaming), write out_dir/report.html and out_dir/summary.json.
+    """Read the results files (streaming), write out_dir/report.html, summary.json and badge-<adapter>.svg.
 
-    Returns {"report_html", "summary_json", "summary", "records"}. Raises
-    model.INPUT_ERRORS (naming file and line) on a damaged input; then nothing
-    is written.
+    Returns {"report_html", "summary_json", "badges": {adapter: path}, "summary",
+    "records"}. Raises model.INPUT_ERRORS (naming file and line) on a damaged
+    input; then nothing is written.
     """
     paths = [Path(p) for p in ([results_paths] if isinstance(results_paths, (str, os.PathLike)) else results_paths)]
     m = M.build_model(paths)
     summary = build_summary(m)
-    html = render_html(m, summary)
     out = Path(out_dir)
+    html = render_html(m, summary, spec_href=spec_doc_href(out))
     out.mkdir(parents=True, exist_ok=True)
     report = atomic_write(out / "report.html", html)
     summ = atomic_write(out / "summary.json", json.dumps(summary, indent=2, sort_keys=False) + "\n")
-    return {"report_html": str(report), "summary_json": str(summ), "summary": summary, "records": m.records}
+    badges = {i["library"]: str(atomic_write(out / badge_filename(i["library"]),
+                                             badge_svg(i["library"], i["conforming_rate"], i["gate"]["unlisted"])))
+              for i in summary["implementations"]}
+    return {"report_html": str(report), "summary_json": str(summ), "badges": badges, "summary": summary,
+            "records": m.records}
+
+
+def spec_doc_href(out_dir) -> str:
+    """The clause document, relative to the report's folder (the report is opened from disk, next to its checkout)."""
+    try:
+        return Path(os.path.relpath(SPEC_DOC, Path(out_dir).resolve())).as_posix()
+    except ValueError:          # another drive (Windows): no relative path
+        return SPEC_DOC.as_uri()
 
 
 def atomic_write(path: Path, text: str) -> Path:
@@ -70,8 +115,8 @@ def environment():
     return env
 
 
-def render_html(m: M.Model, summary: dict, title="Tensor conformance report") -> str:
-    return environment().get_template("report.html.j2").render(title=title, **view(m, summary))
+def render_html(m: M.Model, summary: dict, title="Tensor conformance report", spec_href="docs/SPEC.md") -> str:
+    return environment().get_template("report.html.j2").render(title=title, spec_href=spec_href, **view(m, summary))
 
 
 # ---- the view: plain data the template only lays out -------------------------------------------
@@ -79,22 +124,41 @@ def render_html(m: M.Model, summary: dict, title="Tensor conformance report") ->
 def view(m: M.Model, summary: dict) -> dict:
     adapters = m.adapter_names
     ops = m.ops
+    groups = m.sorted_groups()
     return {
         "run": summary["run"], "generated": summary["generated"], "env": summary["environment"],
+        "gate": dict(m.gate(), tone=gate_tone(m.gate(), _rate(m.totals()))),
         "adapters": [adapter_view(m, a) for a in adapters],
         "ops": ops, "verdicts": M.VERDICTS, "colours": VERDICT_COLOURS,
         "matrix": {(op, a): cell_view(m, op, a) for op in ops for a in adapters},
         "bars": bars_view(m, ops, adapters),
         "agreement": agreement_view(m, adapters),
-        "clauses": clauses_view(m, adapters),
+        "clauses": clauses_view(m, adapters, groups),
         "findings": findings_view(m, adapters),
-        "groups": [group_view(g) for g in m.sorted_groups()],
+        "groups": [group_view(g, i) for i, g in enumerate(groups)],
         "failing_verdicts": [v for v in M.VERDICTS if v in M.DIVERGENT],
-        "group_clauses": sorted({g.clause for g in m.groups.values()}),
+        "verdict_meanings": VERDICT_MEANINGS, "kind_meanings": KIND_MEANINGS,
+        "conforming_verdicts": [v for v in M.VERDICTS if v in M.CONFORMING],
+        "group_clauses": sorted({g.clause for g in groups}),
+        "failing_data": failing_data(groups),
+        "page_rows": PAGE_ROWS,
         "records": m.records, "duplicates": m.duplicates,
         "coverage_gaps": m.coverage_gaps(),
-        "examples_cap": M.EXAMPLES_CAP,
     }
+
+
+def gate_tone(gate, rate) -> str:
+    """The colour of a card or matrix cell: the gate's, not the rate's (glossary: colours)."""
+    if gate["unlisted"]:
+        return "unlisted"
+    if gate["expected"]:
+        return "listed"
+    return "na" if rate is None else "clean"
+
+
+def _rate(c):
+    applicable = sum(c.values()) - c["not-applicable"]
+    return sum(c[v] for v in M.CONFORMING) / applicable if applicable else None
 
 
 def adapter_view(m, a):
@@ -102,10 +166,12 @@ def adapter_view(m, a):
     t = m.totals(adapter=a)
     applicable = sum(t.values()) - t["not-applicable"]
     conf = sum(t[v] for v in M.CONFORMING)
+    rate = _rate(t)
+    gate = m.gate(adapter=a)
     return {"name": a, "version": info.get("version", ""), "execution": info.get("execution", ""),
             "available": info.get("available", True), "reason": info.get("reason", ""),
-            "total": sum(t.values()), "applicable": applicable,
-            "failing": sum(t[v] for v in M.DIVERGENT), "rate": conf / applicable if applicable else None,
+            "total": sum(t.values()), "applicable": applicable, "conforming": conf,
+            "failing": sum(t[v] for v in M.DIVERGENT), "rate": rate, "gate": gate, "tone": gate_tone(gate, rate),
             "counts": dict(t)}
 
 
@@ -114,12 +180,11 @@ def cell_view(m, op, a):
     if not c:
         return None
     total = sum(c.values())
-    applicable = total - c["not-applicable"]
-    conf = sum(c[v] for v in M.CONFORMING)
-    rate = conf / applicable if applicable else None
+    rate = _rate(c)
+    gate = m.gate(adapter=a, op=op)
     return {"total": total, "counts": [(v, c[v]) for v in M.VERDICTS if c[v]], "rate": rate,
             "failing": sum(c[v] for v in M.DIVERGENT), "apis": sorted(m.native_apis.get((op, a), ())),
-            "tone": "na" if rate is None else "good" if rate == 1 else "mid" if rate >= 0.9 else "bad"}
+            "gate": gate, "tone": gate_tone(gate, rate)}
 
 
 def bars_view(m, ops, adapters, width=360):
@@ -151,7 +216,13 @@ def agreement_view(m, adapters):
     return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"), **c} for (a, b), c in pairs]}
 
 
-def clauses_view(m, adapters):
+def clauses_view(m, adapters, groups):
+    failing, unlisted = {}, Counter()
+    for g in groups:
+        failing.setdefault(g.clause, []).append({"key": g.key, "adapter": g.adapter, "verdict": g.verdict,
+                                                 "count": g.count, "listed": g.listed})
+        if not g.listed:
+            unlisted[(g.clause, g.adapter)] += g.count
     rows = []
     for cid in m.clause_ids():
         if M._is_range_id(cid):
@@ -159,12 +230,32 @@ def clauses_view(m, adapters):
         cells = []
         for a in adapters:
             s = m.clause_stats.get((cid, a))
-            cells.append({"cases": s["cases"], "pass": s["pass"], "fail": s["fail"]} if s else None)
+            if s:
+                u = unlisted[(cid, a)]
+                tone = "unlisted" if u else "listed" if s["fail"] else "clean" if s["pass"] else "na"
+                cells.append({"cases": s["cases"], "pass": s["pass"], "fail": s["fail"], "unlisted": u, "tone": tone})
+            else:
+                cells.append(None)
         info = m.catalogue.get(cid)
         rows.append({"id": cid, "op": m.clause_op(cid), "kind": m.clause_kind(cid),
                      "rule": info.rule if info else "", "cells": cells,
-                     "gap": all(c is None for c in cells)})
+                     "section": _clause_attr(info, cid, "section"), "source": _clause_attr(info, cid, "source"),
+                     "added": bool(_clause_attr(info, cid, "added")),
+                     "anchor": "clause-" + M.slug(cid), "spec_anchor": cid.lower(),
+                     "failing": failing.get(cid, []), "gap": all(c is None for c in cells)})
     return rows
+
+
+def _clause_attr(info, cid, name):
+    """A clause's section / source document / added flag: from the catalogue entry, else from oracle.CLAUSES."""
+    value = getattr(info, name, None)
+    if value is None:
+        try:
+            import oracle
+            value = getattr((getattr(oracle, "CLAUSES", None) or {}).get(cid), name, "")
+        except ImportError:
+            value = ""
+    return value if isinstance(value, (str, bool)) else str(value or "")
 
 
 def findings_view(m, adapters):
@@ -183,12 +274,16 @@ def findings_view(m, adapters):
     return out
 
 
-def group_view(g: M.FailureGroup):
+ERROR_FIELDS = ("expected_class", "actual_class", "message", "stderr")     # docs/RESULTS.md
+
+
+def group_view(g: M.FailureGroup, index: int):
     rec = g.minimal or {}
-    err = rec.get("error") or {}
+    # every field present (None when the record lacks it): the template tests them, and the input may omit any
+    err = {k: (rec.get("error") or {}).get(k) for k in ERROR_FIELDS} if rec.get("error") else {}
     mismatch = rec.get("mismatch") or {}
-    return {"key": g.key, "op": g.op, "adapter": g.adapter, "verdict": g.verdict, "clause": g.clause,
-            "count": g.count, "expected_divergences": g.expected_divergences,
+    return {"key": g.key, "index": index, "op": g.op, "adapter": g.adapter, "verdict": g.verdict,
+            "clause": g.clause, "why": g.why, "listed": g.listed, "count": g.count,
             "case_id": rec.get("case_id", ""), "label": (rec.get("case") or {}).get("label", ""),
             "clauses": rec.get("clauses", []), "native_api": rec.get("native_api", ""),
             "expected": rec.get("expected", ""), "outcome": rec.get("outcome", ""),
@@ -196,8 +291,32 @@ def group_view(g: M.FailureGroup):
             "error": err, "repro": rec.get("repro", ""),
             "inputs": inputs_view(rec.get("case") or {}),
             "params": json.dumps((rec.get("case") or {}).get("params", {}), sort_keys=True),
-            "outputs": outputs_view(rec, mismatch),
-            "examples": g.examples, "more": g.count - 1 - len(g.examples)}
+            "outputs": outputs_view(rec, mismatch)}
+
+
+def failing_data(groups) -> str:
+    """Every failing case as compact JSON for the page's script (search, pages, CSV), safe inside <script>.
+
+    {"groups": [[key, op, adapter, verdict, clause, listed 0/1]...], "reasons": [...],
+     "rows": [[group index, case id, label, outcome, message, cited clauses, reason index or -1]...]}
+    """
+    reasons, rix, rows = [], {}, []
+    for gi, g in enumerate(groups):
+        for r in g.rows:
+            ri = -1
+            if r.reason:
+                ri = rix.get(r.reason)
+                if ri is None:
+                    ri = rix[r.reason] = len(reasons)
+                    reasons.append(r.reason)
+            rows.append([gi, r.case_id, r.label, r.outcome, r.message if r.message not in r.outcome else "",
+                         " ".join(r.clauses), ri])
+    data = {"groups": [[g.key, g.op, g.adapter, g.verdict, g.clause, int(g.listed)] for g in groups],
+            "reasons": reasons, "rows": rows}
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # No "</script>" or "<!--" can close or confuse the data block; U+2028/9 are escaped for old parsers' sake.
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 def inputs_view(case):
@@ -213,11 +332,14 @@ def outputs_view(rec, mismatch):
     out = []
     for name in list(exp_all) + [n for n in act_all if n not in exp_all]:
         exp, act = _decode(exp_all.get(name)), _decode(act_all.get(name))
+        # Marks compare element with element: only where the two have one shape.  An output of another
+        # shape is shown as it came, unmarked; its description (dtype[shape]) says what differs.
         marks = None
-        if name == mismatch.get("output") and mismatch.get("indices") is not None and exp is not None:
-            marks = _marks_from_indices(exp.shape, mismatch["indices"])
-        elif exp is not None and act is not None and exp.shape == act.shape:
-            marks = differing(exp, act)
+        if exp is not None and act is not None and exp.shape == act.shape:
+            if name == mismatch.get("output") and mismatch.get("indices") is not None:
+                marks = _marks_from_indices(exp.shape, mismatch["indices"])
+            else:
+                marks = differing(exp, act)
         out.append({"name": name, "expected_desc": _desc(exp_all.get(name)), "actual_desc": _desc(act_all.get(name)),
                     "expected": array_table(exp, marks) if exp is not None else None,
                     "actual": array_table(act, marks) if act is not None else None,
@@ -225,8 +347,11 @@ def outputs_view(rec, mismatch):
     return out
 
 
-def differing(exp: np.ndarray, act: np.ndarray) -> np.ndarray:
-    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0."""
+def differing(exp: np.ndarray, act: np.ndarray):
+    """Elementwise 'not the same value': NaN equals NaN, -0.0 differs from +0.0.  None when the two
+    cannot be compared element by element (another shape)."""
+    if np.shape(exp) != np.shape(act):
+        return None
     e, a = _numeric(exp), _numeric(act)
     same = e == a
     if e.dtype.kind == "f" and a.dtype.kind == "f":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import model as M
 
-SUMMARY_VERSION = "1.0"
+SUMMARY_VERSION = "1.1"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -32,6 +32,7 @@ def build_summary(m: M.Model) -> dict:
             "records": m.records,
             "duplicates_dropped": m.duplicates,
         },
+        "gate": m.gate(),
         "environment": {"platform": h0.get("platform", ""), "python": h0.get("python", ""),
                         "packages": {k: str(v) for k, v in (h0.get("packages") or {}).items()}},
         "implementations": [implementation(m, a) for a in m.adapter_names],
@@ -58,8 +59,9 @@ def implementation(m: M.Model, a: str) -> dict:
     for op in m.ops:
         c = m.matrix.get((op, a))
         if c:
+            g = m.gate(adapter=a, op=op)
             ops[op] = {"native_api": sorted(m.native_apis.get((op, a), ())), "counts": _counts(c),
-                       "conforming_rate": _rate(c)}
+                       "conforming_rate": _rate(c), "gate": {"unlisted": g["unlisted"], "expected": g["expected"]}}
     clauses = {}
     for cid in m.clause_ids():
         s = m.clause_stats.get((cid, a))
@@ -68,7 +70,8 @@ def implementation(m: M.Model, a: str) -> dict:
                             "met": s["fail"] == 0 and s["pass"] > 0}
     return {"library": a, "version": str(info.get("version", "")), "execution": str(info.get("execution", "")),
             "available": bool(info.get("available", True)), "reason": str(info.get("reason", "")),
-            "totals": _counts(totals), "conforming_rate": _rate(totals), "ops": ops, "clauses": clauses}
+            "totals": _counts(totals), "conforming_rate": _rate(totals), "gate": m.gate(adapter=a),
+            "ops": ops, "clauses": clauses}
 
 
 def _counts(c) -> dict:

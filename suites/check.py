@@ -1,15 +1,7 @@
-"""The two calls exploration tests make: run a case through an adapter and judge it; fail readably."""
+"""How a test fails on a divergence: actual, expected, call, repro."""
 from __future__ import annotations
 
-from .judge import Verdict, judge
-
-
-def run_and_judge(case, handle) -> Verdict:
-    """`handle`: an adapter handle (adapters.pool) or an Adapter; the oracle's Expectation decides."""
-    import oracle
-    expectation = oracle.expect(case)
-    outcome = handle.run(case)
-    return judge(case, expectation, outcome, handle)
+from .judge import Verdict
 
 
 def failure_message(verdict: Verdict, case) -> str:

@@ -6,9 +6,9 @@ deterministic (derandomized Hypothesis, stable NumPy legacy RNG, sorted JSON,
 no timestamps), so `python -m suites.corpus build` run twice gives the same
 bytes; a test rebuilds it to catch a stale shipped file.
 
-Format: JSON lines, UTF-8.  Line 1 is the header
-{"record": "corpus", "schema": 1, "suite_version", "cases": N, ...}; each
-further line is one Case.to_json().
+Format (docs/CASES.md): JSON lines, UTF-8, at most MAX_LINE bytes a line.
+Line 1 is the header {"record": "corpus", "schema": 1, "suite_version",
+"cases": N, ...}; each further line is one Case.to_json(), ids unique.
 """
 from __future__ import annotations
 
@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Iterator
 
 from contract.case import Case, OPS
-from contract.codec import CodecError
+from contract.codec import CodecError, short
+from contract.inputfile import InputFileError, open_input, parse_json, read_lines
 from contract.vocabulary import SUITE_VERSION
 
 SCHEMA = 1
+MAX_LINE = 4 << 20          # bytes in one line (one case); docs/CASES.md
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 DEFAULT_PATH = CORPUS_DIR / "corpus.jsonl"
 HASH_NAME = "corpus.sha256"
@@ -170,51 +172,71 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def corpus_hash(path=DEFAULT_PATH) -> str:
-    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """"sha256:<hex>" of the file's bytes, read in chunks (a hostile corpus may be any size)."""
+    h = hashlib.sha256()
+    with open_input(path, "corpus file", CorpusError) as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
 
 
 def recorded_hash(path=DEFAULT_PATH) -> str:
     """The hash corpus.sha256 records for the corpus at `path`."""
-    text = hash_path(path).read_text().split()
+    with open_input(hash_path(path), "hash file", CorpusError) as f:
+        text = f.read(4096).split()
     if not text:
-        raise CodecError(f"{hash_path(path)}: empty")
-    return "sha256:" + text[0]
+        raise CorpusError(hash_path(path), 1, "empty")
+    return "sha256:" + text[0].decode("ascii", "replace")
+
+
+class CorpusError(InputFileError, CodecError):
+    """A corpus file refused: names the file, the line and the reason (an InputFileError, exit 3)."""
 
 
 def iter_corpus(path=DEFAULT_PATH) -> Iterator[Case]:
-    """Stream the cases of a corpus file; a malformed one raises CodecError naming file:line."""
+    """Stream the cases of a corpus file; a malformed one raises CorpusError naming file:line.
+
+    Refused: a line over MAX_LINE bytes, bytes that are not UTF-8, JSON that is not strict (see
+    contract/inputfile.py), a field of the wrong type, an array whose declared shape is over the
+    limit, an id that is not the content's hash, an id already seen, a case count other than the
+    header's.  Memory holds one line and the ids seen.
+    """
     path = Path(path)
-    count = 0
-    with open(path, "rb") as f:
-        header = None
-        for lineno, raw in enumerate(f, 1):
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(raw)
-            except (ValueError, RecursionError) as e:    # also ints over 4300 digits, deep nesting
-                raise CodecError(f"{where}: not JSON ({str(e)[:200]})") from None
+    header, lines_of = None, {}
+    with open_input(path, "corpus file", CorpusError) as f:
+        for lineno, raw in read_lines(f, path, MAX_LINE, CorpusError):
+            obj = parse_json(raw, path, lineno, CorpusError)
             if header is None:
-                header = _check_header(obj, where)
+                header = _check_header(obj, path, lineno)
                 continue
             try:
                 case = Case.from_json(obj)
             except CodecError as e:
-                raise CodecError(f"{where}: {e}") from None
-            count += 1
+                raise CorpusError(path, lineno, str(e)) from None
+            first = lines_of.setdefault(case.id, lineno)
+            if first != lineno:
+                raise CorpusError(path, lineno, f"case id {case.id} already appears at line {first}")
             yield case
     if header is None:
-        raise CodecError(f"{path}:1: empty file, no corpus header")
-    if count != header["cases"]:
-        raise CodecError(f"{path}: header says {header['cases']} cases, the file has {count} (truncated?)")
+        raise CorpusError(path, 1, "empty file, no corpus header")
+    if len(lines_of) != header["cases"]:
+        raise CorpusError(path, 0, f"header says {header['cases']} cases, the file has {len(lines_of)} (truncated?)")
 
 
-def _check_header(obj, where) -> dict:
+# The header's fields and their JSON types; a field of another type is refused.
+_HEADER_TYPES = {"suite_version": str, "generator": dict}
+
+
+def _check_header(obj, path, lineno) -> dict:
     if not isinstance(obj, dict) or obj.get("record") != "corpus":
-        raise CodecError(f'{where}: the first line must be the header {{"record": "corpus", ...}}')
-    if obj.get("schema") != SCHEMA:
-        raise CodecError(f"{where}: corpus schema {obj.get('schema')!r}; this suite reads schema {SCHEMA}")
+        raise CorpusError(path, lineno, 'the first line must be the header {"record": "corpus", ...}')
+    if obj.get("schema") != SCHEMA or type(obj.get("schema")) is not int:
+        raise CorpusError(path, lineno, f"corpus schema {short(obj.get('schema'), 40)}; this suite reads schema {SCHEMA}")
     if type(obj.get("cases")) is not int or obj["cases"] < 0:
-        raise CodecError(f"{where}: header 'cases' must be a non-negative int")
+        raise CorpusError(path, lineno, "header 'cases' must be a non-negative int")
+    for name, typ in _HEADER_TYPES.items():
+        if name in obj and not isinstance(obj[name], typ):
+            raise CorpusError(path, lineno, f"header {name!r} must be {typ.__name__}; got {short(obj[name], 40)}")
     return obj
 
 
@@ -222,8 +244,8 @@ def load_corpus(path=None) -> tuple:
     """(list of Cases, "sha256:<hex>" of the file bytes); default: the shipped corpus."""
     path = Path(path) if path is not None else DEFAULT_PATH
     if not path.exists():
-        raise FileNotFoundError(f"no corpus at {path}" + ("; build it: python -m suites.corpus build"
-                                                          if path == DEFAULT_PATH else ""))
+        raise CorpusError(path, 0, "no corpus here" + ("; build it: python -m suites.corpus build"
+                                                       if path == DEFAULT_PATH else ""))
     return list(iter_corpus(path)), corpus_hash(path)
 
 
@@ -244,7 +266,7 @@ def main(argv=None) -> int:
     try:
         cases, digest = load_corpus(args.path)
         want = recorded_hash(args.path)
-    except (CodecError, OSError) as e:
+    except (InputFileError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if digest != want:

@@ -1,14 +1,21 @@
-"""Expected divergences per adapter: `suites/expectations/<adapter>.txt`, one `<glob> :: <reason>` per line.
+"""Expected divergences per adapter: `suites/expectations/<adapter>.txt` (format: docs/EXPECTATIONS.md).
 
-The glob (fnmatch, case-sensitive) matches a verdict's key
+One `<glob> :: <reason>` per line.  The glob (fnmatch, case-sensitive) matches a verdict's key
 `{op}/{verdict}/{sorted clauses joined by ','}/{sorted input dtypes joined by ','}/{sorted input ranks as name:Nd joined by ','}/{case_id}`.  Blank lines and
 lines starting with '#' are ignored; a line without a reason is an error.
 
 A line may also name what the framework said: `<glob> ~ <regex> :: <reason>`.
 Then the regex (Python `re.search`) must also find the verdict's evidence: the
-outcome summary, the exception message and the captured stderr.  That keys a
-divergence on its cause where the key alone cannot tell it (a pypto error code
-for a bound broadcast along two axes, say).
+outcome summary, the exception message and the captured stderr, of which the
+first EVIDENCE_CAP characters are searched.  That keys a divergence on its cause
+where the key alone cannot tell it (a pypto error code for a bound broadcast
+along two axes, say).
+
+The regex is checked when the file is loaded, so that no search can backtrack
+catastrophically: quantifiers apply to one character only, there are no
+backreferences or lookarounds, at most one unbounded quantifier, and at most
+MAX_WAYS ways through the rest (regex_problem).  A search then costs at most
+about MAX_WAYS * EVIDENCE_CAP**2 steps, well under a second.
 """
 from __future__ import annotations
 
@@ -17,11 +24,21 @@ import re
 from dataclasses import dataclass
 from fnmatch import translate
 
+from contract.inputfile import InputFileError, open_input, read_lines, text
+
+try:
+    from re import _parser as _sre          # Python 3.11+
+except ImportError:                         # pragma: no cover - Python 3.10
+    import sre_parse as _sre
+
 DEFAULT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expectations")
+MAX_LINE = 4096             # bytes in one line of an expectations file
+EVIDENCE_CAP = 4096         # characters of a verdict's evidence a `~ regex` is searched in
+MAX_WAYS = 8                # product of a regex's alternatives and bounded quantifier lengths
 
 
-class ExpectationsError(ValueError):
-    """A malformed expectations file; the message names file and line."""
+class ExpectationsError(InputFileError):
+    """A malformed expectations file: ExpectationsError(path, line, reason)."""
 
 
 @dataclass
@@ -44,33 +61,28 @@ class Expectations:
 
     @classmethod
     def load(cls, path: str) -> "Expectations":
-        if not os.path.exists(path):
+        """The patterns of one file (none when it does not exist); damage raises ExpectationsError."""
+        if not os.path.lexists(path):
             return cls()
         out = []
-        with open(path, encoding="utf-8") as f:
-            for n, raw in enumerate(f, 1):
-                line = raw.strip()
+        with open_input(path, "expectations file", ExpectationsError) as f:
+            for n, raw in read_lines(f, path, MAX_LINE, ExpectationsError):
+                line = text(raw, path, n, ExpectationsError).strip()
                 if not line or line.startswith("#"):
                     continue
-                glob, sep, reason = line.partition(" :: ")
-                if not sep or not reason.strip() or not glob.strip():
-                    raise ExpectationsError(f"{path}:{n}: expected '<glob> :: <reason>', got {line[:120]!r}")
-                glob, _, says = glob.partition(" ~ ")
-                try:
-                    says = re.compile(says.strip()) if says.strip() else None
-                except re.error as e:
-                    raise ExpectationsError(f"{path}:{n}: bad regex after '~': {e}") from None
-                # fnmatch's translation compiled without IGNORECASE: case-sensitive on every platform
-                out.append(Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip())), says))
+                out.append(_parse_line(line, path, n))
         return cls(out)
 
     @classmethod
     def for_adapter(cls, adapter: str, directory: str = None) -> "Expectations":
+        if directory is not None and not os.path.isdir(directory):
+            raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
         return cls.load(os.path.join(directory or DEFAULT_DIR, f"{adapter}.txt"))
 
     def match(self, key: str, evidence: str = ""):
         """The reason of the first pattern matching `key` (and `evidence`, where it says `~`), or None;
         counts the hit."""
+        evidence = evidence[:EVIDENCE_CAP]
         for p in self.patterns:
             if p.regex.match(key) and (p.says is None or p.says.search(evidence)):
                 p.hits += 1
@@ -80,3 +92,99 @@ class Expectations:
     def unmatched(self) -> list:
         return [p for p in self.patterns if not p.hits]
 
+
+def check_dir(directory: str) -> dict:
+    """Load every `<adapter>.txt` of a folder: {adapter: Expectations}; the first damage raises
+    ExpectationsError.  For callers that must refuse a bad folder before anything runs."""
+    if not os.path.isdir(directory):
+        raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
+    return {name[:-4]: Expectations.load(os.path.join(directory, name))
+            for name in sorted(os.listdir(directory)) if name.endswith(".txt")}
+
+
+def _parse_line(line, path, n) -> Pattern:
+    glob, sep, reason = line.partition(" :: ")
+    if not sep or not reason.strip() or not glob.strip():
+        raise ExpectationsError(path, n, f"expected '<glob> :: <reason>', got {line[:120]!r}")
+    glob, _, says = glob.partition(" ~ ")
+    says = says.strip()
+    if says:
+        problem = regex_problem(says)
+        if problem:
+            raise ExpectationsError(path, n, f"regex after '~' refused: {problem}")
+    # fnmatch's translation compiled without IGNORECASE: case-sensitive on every platform
+    return Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip())),
+                   re.compile(says) if says else None)
+
+
+# ---- the regex subset ----------------------------------------------------------------------
+
+_ONE_CHAR = {"LITERAL", "NOT_LITERAL", "ANY", "IN"}
+_REPEATS = {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}
+_REFUSED = {"GROUPREF": "a backreference", "GROUPREF_EXISTS": "a conditional group (?(...)...)",
+            "ASSERT": "a lookahead or lookbehind", "ASSERT_NOT": "a negative lookahead or lookbehind",
+            "ATOMIC_GROUP": "an atomic group"}
+
+
+def regex_problem(pattern: str) -> str:
+    """'' when `pattern` is in the subset a search cannot backtrack catastrophically in; else why not.
+
+    The subset: a quantifier (?, *, +, {m,n}) applies to one character, '.', a class [...] or an
+    escape like \\d, never to a group; no backreferences, lookarounds, conditionals or atomic groups;
+    at most one unbounded quantifier (*, +, {m,}); and at most MAX_WAYS ways through the pattern
+    (each '|' adds its alternatives, each bounded quantifier multiplies by its number of lengths).
+    """
+    try:
+        tree = _sre.parse(pattern)
+    except re.error as e:
+        return f"not a regular expression: {e}"
+    except (RecursionError, OverflowError):
+        return "nested too deeply"
+    counts = {"unbounded": 0}
+    try:
+        ways = _ways(tree, counts)
+    except _Refused as e:
+        return str(e)
+    if counts["unbounded"] > 1:
+        return (f"{counts['unbounded']} unbounded quantifiers (*, +, {{m,}}); at most one is allowed, "
+                f"since each multiplies the search's backtracking by the evidence length")
+    if ways > MAX_WAYS:
+        return (f"more than {MAX_WAYS} ways through the pattern (its alternatives times its bounded "
+                f"quantifiers' numbers of lengths)")
+    return ""
+
+
+class _Refused(Exception):
+    pass
+
+
+def _ways(seq, counts) -> int:
+    ways = 1
+    for op, av in seq:
+        name = str(op)
+        if name in _REFUSED:
+            raise _Refused(f"{_REFUSED[name]} is not allowed")
+        if name in _REPEATS:
+            lo, hi, item = av
+            if not _one_char(item):
+                raise _Refused("a quantifier on a group or on another quantifier (nested quantifiers) is not "
+                               "allowed; quantify one character, '.', a class [...] or an escape like \\d")
+            if hi == _sre.MAXREPEAT:
+                counts["unbounded"] += 1
+            else:
+                ways *= hi - lo + 1
+        elif name == "SUBPATTERN":
+            ways *= _ways(av[-1], counts)
+        elif name == "BRANCH":
+            ways *= sum(_ways(alt, counts) for alt in av[1])
+        elif name not in _ONE_CHAR and name != "AT":
+            raise _Refused(f"{name.lower()} is not allowed")
+        ways = min(ways, MAX_WAYS + 1)      # enough to refuse; keeps a hostile pattern's arithmetic small
+    return ways
+
+
+def _one_char(item) -> bool:
+    items = list(item)
+    while len(items) == 1 and str(items[0][0]) == "SUBPATTERN":     # (a|b)* parses as a group of one class
+        items = list(items[0][1][-1])
+    return len(items) == 1 and str(items[0][0]) in _ONE_CHAR

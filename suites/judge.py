@@ -8,6 +8,7 @@ from typing import Optional
 import numpy as np
 
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
+from adapters.repro import call_repro
 from contract.expectation import BOUND, CHOICES, ZERO_REPORT
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 
@@ -87,7 +88,8 @@ def judge(case, expectation, outcome, adapter) -> Verdict:
                 expected=expectation.summary(), outcome=outcome_text, notes=notes,
                 elapsed_s=outcome.elapsed_s, **extra)
     if verdict != "pass":
-        v.repro = adapter.repro(case)
+        # the expectation goes along: the repro checks the documents' answer and fails where the case fails
+        v.repro = call_repro(adapter.repro, case, expectation)
     return v
 
 

@@ -47,25 +47,40 @@ def pytest_addoption(parser):
     g.addoption("--case-timeout", type=float, default=None, metavar="S", help="seconds per case in a worker")
     g.addoption("--in-process", action="store_true", default=False, help="run adapters in the pytest process")
     g.addoption("--python", action="append", default=None, metavar="NAME=PATH",
-                help="run adapter NAME's worker under the interpreter PATH (as `conform run --python`)")
+                help="run adapter NAME's worker under the interpreter PATH (repeatable; as `conform run --python`)")
+
+
+STATE = pytest.StashKey["PluginState"]()
 
 
 def pytest_configure(config):
-    settings.load_profile(config.getoption("profile") or os.environ.get("CONFORM_PROFILE") or "dev")
-    state = _State(config)
-    config._conform = state
+    settings.load_profile(_profile_name(config))
+    state = PluginState(config)
+    config.stash[STATE] = state
     config.pluginmanager.register(state, "conform-state")
+    state.check_options()       # --case-timeout <= 0, a missing --expectations folder: as conform run refuses them
     if config.getoption("adapter"):
-        state.selected()        # an unknown or unavailable adapter stops the run before collection
+        state.check_names()     # a name that resolves to nothing stops the run before collection
+    if config.getoption("expectations") is not None:
+        state.check_expectations()  # a bad folder or file stops the run before collection, too
+    if config.getoption("corpus") is not None:
+        state.corpus()              # so does a bad --corpus
 
 
-class _State:
+def state_of(config) -> "PluginState":
+    return config.stash[STATE]
+
+
+class PluginState:
+    """The plugin's side of a run session: which records go to which part file, and the merge at the end.
+
+    The session (suites/session.py) selects and opens the adapters, computes each case's Expectation
+    once, judges and matches expectations; this class only wires it to pytest and pytest-xdist.
+    """
+
     def __init__(self, config):
         self.config = config
-        self._selected = None
-        self._handles = {}
-        self._corpus = None
-        self._expectations = {}
+        self._session = None
         self.worker = getattr(config, "workerinput", None)
         if self.worker is not None:
             self.parts = self.worker["conform_parts"]
@@ -74,6 +89,28 @@ class _State:
             self.parts = None       # made on first use, so `pytest --help` leaves nothing behind
             self.part_name = "main"
         self._writer = None
+        self.merged = None
+
+    @property
+    def session(self):
+        if self._session is None:
+            from .session import RunSession, SessionError
+            opt = self.config.getoption
+            try:        # the options are checked as conform run checks them (session.check_options)
+                self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=opt("expectations"),
+                                           case_timeout=opt("case_timeout"), in_process=opt("in_process"),
+                                           profile=_profile_name(self.config), pythons=self.pythons())
+            except SessionError as e:
+                raise pytest.UsageError(str(e)) from None
+        return self._session
+
+    def pythons(self) -> dict:
+        """--python NAME=PATH as {NAME: PATH}; conform.toml and pyproject.toml are the session's to read."""
+        from adapters.environments import InterpreterError, parse_option
+        try:
+            return parse_option(self.config.getoption("python"))
+        except InterpreterError as e:
+            raise pytest.UsageError(str(e)) from None
 
     def _parts_dir(self):
         if self.parts is None:
@@ -86,91 +123,77 @@ class _State:
         node.workerinput["conform_parts"] = self._parts_dir()
 
     # ---- adapters -------------------------------------------------------------------------
-    def selected(self) -> list:
-        """The adapter specs under test; a usage error names the available ones and why others are not."""
-        if self._selected is None:
-            from adapters.environments import InterpreterError, ask, configured
-            from adapters.registry import info, known
-            given = self.config.getoption("adapter")
-            specs = given or sorted(known())
-            chosen, refused = [], []
-            try:
-                files = configured()
-            except InterpreterError as e:
-                raise pytest.UsageError(str(e)) from None
-            for spec in specs:
-                # in-process, every adapter runs here; else each is asked under its own interpreter
-                i = info(spec) if self.config.getoption("in_process") else ask(spec, self.pythons(), files=files)
-                (chosen if i.available else refused).append(spec if i.available else f"{spec}: {i.reason}")
-            if given and refused:
-                from adapters.environments import available_adapters
-                infos = available_adapters(self.pythons())
-                avail = [i.name for i in infos if i.available]
-                others = [f"{i.name} ({i.reason})" for i in infos if not i.available]
-                raise pytest.UsageError("--adapter: " + "; ".join(refused) +
-                                        f"\navailable adapters: {', '.join(avail) or 'none'}" +
-                                        (f"\nunavailable: {'; '.join(others)}" if others else ""))
-            self._selected = chosen
-        return self._selected
-
-    def pythons(self) -> dict:
-        from adapters.environments import InterpreterError, parse_option
+    def check_options(self):
+        from .session import SessionError, check_options
+        opt = self.config.getoption
         try:
-            return parse_option(self.config.getoption("python"))
-        except InterpreterError as e:
+            check_options(opt("case_timeout"), 1, opt("expectations"))
+        except SessionError as e:
             raise pytest.UsageError(str(e)) from None
+        self.pythons()      # a malformed --python, too
+
+    def check_names(self):
+        from adapters.registry import AdapterError, resolve
+        for spec in self.config.getoption("adapter"):
+            try:
+                resolve(spec)
+            except AdapterError as e:
+                raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
+
+    def selected(self) -> list:
+        """The adapter specs under test (opened in their workers); a usage error says why one is not."""
+        from .session import SessionError
+        try:
+            return [h.spec for h in self.session.handles]
+        except SessionError as e:
+            raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
 
     def handle(self, spec):
-        if spec not in self._handles:
-            from adapters.environments import interpreter_for
-            from adapters.pool import open_handle
-            in_process = self.config.getoption("in_process")
-            h = open_handle(spec, in_process=in_process, case_timeout=self.config.getoption("case_timeout"),
-                            python=None if in_process else interpreter_for(spec, self.pythons()))
-            h.spec = spec
-            self._handles[spec] = h
-        return self._handles[spec]
+        return self.session.handle(spec)
 
-    def expectations(self, adapter_name):
-        if adapter_name not in self._expectations:
-            from suites.expectations import Expectations
-            self._expectations[adapter_name] = Expectations.for_adapter(
-                adapter_name, self.config.getoption("expectations"))
-        return self._expectations[adapter_name]
+    def check_expectations(self):
+        """Every <adapter>.txt of --expectations read and checked now, so damage is a usage error
+        naming file and line rather than a failure inside the first test that matches one."""
+        from .expectations import ExpectationsError, check_dir
+        try:
+            check_dir(self.config.getoption("expectations"))
+        except ExpectationsError as e:
+            raise pytest.UsageError(f"--expectations: {e}") from None
 
     def corpus(self):
-        """(cases, corpus hash), loaded once per process."""
-        if self._corpus is None:
-            from conform.runner import RunError, load_corpus
+        """The corpus cases of this run (all of them), loaded once per process."""
+        from .session import SessionError
+        if not hasattr(self, "_cases"):
             try:
-                self._corpus = load_corpus(self.config.getoption("corpus"))
-            except RunError as e:
+                self._cases = list(self.session.cases())
+            except SessionError as e:
                 raise pytest.UsageError(str(e)) from None
-        return self._corpus
+        return self._cases
+
+    def check(self, spec, case):
+        """One corpus case through one adapter: judged, listed divergences matched, recorded."""
+        v = self.session.check(case, self.handle(spec))
+        self.record(v, case)
+        return v
+
+    def explore(self, handle, case):
+        """One explored case through one adapter, judged and matched against the expectations (not recorded)."""
+        return self.session.check(case, handle)
 
     # ---- recording --------------------------------------------------------------------------
     def record(self, verdict, case):
-        from reports.results import ResultsWriter, case_record
+        from contract.results import ResultsWriter
         if self._writer is None:
             self._writer = ResultsWriter(os.path.join(self._parts_dir(), f"{self.part_name}.jsonl"))
-            self._writer.write(self._header())
-        self._writer.write(case_record(self._run_id(), verdict, case))
-
-    def _run_id(self):
-        from conform.runner import _run_id
-        return _run_id(self._corpus[1] if self._corpus else "", [], "1/1", _profile_name(self.config))
-
-    def _header(self):
-        from reports.results import run_record
-        cases, corpus_hash = self._corpus or ((), "")
-        from adapters.pool import header_entry
-        adapters = [header_entry(h) for h in self._handles.values()]
-        return run_record(self._run_id(), corpus_hash, len(cases), adapters, profile=_profile_name(self.config))
+            header = self.session.header()
+            self._part_run_id = header["run_id"]
+            self._writer.write(header)
+        # A part's run id is its own; the merge sets the run's, once every part's adapters are known.
+        self._writer.write(self.session.record(verdict, case, self._part_run_id))
 
     def pytest_sessionfinish(self, session):
-        for h in self._handles.values():
-            h.close()
-        self._handles.clear()
+        if self._session is not None:
+            self._session.close()
         if self._writer is not None:
             self._writer.close()
         if self.worker is None and self.parts is not None:
@@ -178,7 +201,7 @@ class _State:
             shutil.rmtree(self.parts, ignore_errors=True)
 
     def pytest_terminal_summary(self, terminalreporter):
-        merged = getattr(self, "merged", None)
+        merged = self.merged
         if not merged:
             return
         for line in merged["unmatched"]:
@@ -187,18 +210,32 @@ class _State:
             terminalreporter.write_line(f"conform: {merged['cases']} results -> {merged['path']}")
 
 
+def _available_text(pythons=None) -> str:
+    from adapters.environments import InterpreterError
+    from adapters.registry import available_adapters
+    try:
+        infos = available_adapters(pythons)
+    except InterpreterError:        # a config file that cannot be read: the error itself says so
+        return ""
+    avail = [i.name for i in infos if i.available]
+    others = [f"{i.name} ({i.reason})" for i in infos if not i.available]
+    return (f"\navailable adapters: {', '.join(avail) or 'none'}" +
+            (f"\nunavailable: {'; '.join(others)}" if others else ""))
+
+
 def _profile_name(config):
     return config.getoption("profile") or os.environ.get("CONFORM_PROFILE") or "dev"
 
 
 def _merge_parts(parts, results_path, state):
-    """Join the part files into one results file; report expectation patterns no divergence matched."""
-    from collections import Counter
+    """Join the part files into one results file; report expectation patterns no divergence matched.
 
-    from reports.results import ResultsWriter, end_record, iter_records
-    from suites.judge import DIVERGENT, record_evidence, record_key
-    header, records = None, []
-    adapters = {}
+    Patterns are only reported when the whole corpus ran: with -k or a shard, a pattern whose cases
+    were deselected has nothing to match, which is no news.
+    """
+    from contract.results import ResultsWriter, iter_records
+    from .session import run_id_of
+    header, records, adapters = None, [], {}
     for name in sorted(os.listdir(parts)):
         for rec in iter_records(os.path.join(parts, name)):
             if rec["record"] == "run":
@@ -207,34 +244,42 @@ def _merge_parts(parts, results_path, state):
                     adapters.setdefault(a["name"], a)
             elif rec["record"] == "case":
                 records.append(rec)
-                adapters.setdefault(rec["adapter"], {"name": rec["adapter"], "version": rec["adapter_version"]})
     if header is None:
         return {"unmatched": [], "path": None, "cases": 0}
     records.sort(key=lambda r: (r["op"], r["case_id"], r["adapter"]))
-    seen = {r["adapter"] for r in records}
-    unmatched = []
-    for adapter in sorted(seen):
-        exp = state.expectations(adapter)
-        for r in records:
-            if r["adapter"] == adapter and r["verdict"] in DIVERGENT:
-                exp.match(record_key(r), record_evidence(r))
-        unmatched += [f"{p.where()} {p.glob}" for p in exp.unmatched()]
+    session = state.session
+    # Every part's expectations matched only that part's divergences: match them all here.
+    session.expectations = {}
+    from .expectations import Expectations
+    for a in sorted({r["adapter"] for r in records}):
+        session.expectations[a] = Expectations.for_adapter(a, state.config.getoption("expectations"))
+    session.unlisted_in(records)
+    whole = _ran_whole_corpus(state, records)
+    unmatched = session.unmatched_patterns() if whole else []
     if results_path:
-        header = {**header, "adapters": list(adapters.values())}
+        meta = [adapters[k] for k in sorted(adapters)]
+        run_id = run_id_of(header["corpus_hash"], meta, header.get("shard", "1/1"), header.get("profile", ""))
+        from collections import Counter
         counts = Counter(r["verdict"] for r in records)
         with ResultsWriter(results_path) as out:
-            out.write(header)
+            out.write({**header, "run_id": run_id, "adapters": meta})
             for r in records:
-                out.write(r)
-            out.write(end_record(header["run_id"], len(records), counts))
+                out.write({**r, "run_id": run_id})
+            out.write(session.end_record(run_id, counts))
     return {"unmatched": unmatched, "path": results_path, "cases": len(records)}
+
+
+def _ran_whole_corpus(state, records) -> bool:
+    declared = records and state.session.source.declared
+    adapters = {r["adapter"] for r in records}
+    return bool(declared) and len({(r["case_id"], r["adapter"]) for r in records}) == declared * len(adapters)
 
 
 # ---- fixtures -------------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
     if "adapter_handle" in metafunc.fixturenames:
-        specs = metafunc.config._conform.selected()
+        specs = state_of(metafunc.config).selected()
         metafunc.parametrize("adapter_handle", specs, indirect=True, ids=[_spec_id(s) for s in specs])
 
 
@@ -245,17 +290,10 @@ def _spec_id(spec: str) -> str:
 @pytest.fixture
 def adapter_handle(request):
     """One selected adapter's handle (a worker, or in-process with --in-process); tests get one per adapter."""
-    return request.config._conform.handle(request.param)
-
-
-@pytest.fixture(scope="session")
-def adapter_handles(request):
-    """name -> handle for every selected adapter."""
-    state = request.config._conform
-    return {h.name: h for h in (state.handle(s) for s in state.selected())}
+    return state_of(request.config).handle(request.param)
 
 
 @pytest.fixture
 def conform(request):
-    """The plugin's state: corpus(), handle(spec), expectations(name), record(verdict, case)."""
-    return request.config._conform
+    """The plugin's state: corpus(), handle(spec), check(spec, case), explore(handle, case)."""
+    return state_of(request.config)

@@ -1,19 +1,22 @@
-"""The shipped corpus, one test per case and adapter: `test_clip[torch-min>max -> max-3f2a1b]`.
+"""The shipped corpus, one test per case and adapter: `test_clip[torch-min>max_->_max-3f2a1b]`.
 
 A divergence listed in suites/expectations/<adapter>.txt xfails with its reason;
 an unlisted one fails with actual, expected, call and repro.
 """
+import re
+
 import pytest
 
-from suites.check import failure_message, run_and_judge
+from suites.check import failure_message
+from suites.plugin import state_of
 
 
 def pytest_generate_tests(metafunc):
     if "corpus_item" not in metafunc.fixturenames:
         return
-    state = metafunc.config._conform
+    state = state_of(metafunc.config)
     op = metafunc.function.__name__[len("test_"):]
-    cases, _hash = state.corpus()
+    cases = state.corpus()
     specs = state.selected()
     items, ids = [], []
     for case in cases:
@@ -21,8 +24,14 @@ def pytest_generate_tests(metafunc):
             continue
         for spec in specs:
             items.append((spec, case))
-            ids.append(f"{_name(spec)}-{case.label or case.origin}-{case.id[:6]}")
+            ids.append(item_id(spec, case))
     metafunc.parametrize("corpus_item", items, ids=ids)
+
+
+def item_id(spec, case) -> str:
+    """adapter-label-id6, without whitespace: an id is copied into shells, -k and --deselect."""
+    label = re.sub(r"\s+", "_", (case.label or case.origin).strip())
+    return f"{_name(spec)}-{label}-{case.id[:6]}"
 
 
 def _name(spec):
@@ -31,11 +40,7 @@ def _name(spec):
 
 def _check(conform, corpus_item):
     spec, case = corpus_item
-    handle = conform.handle(spec)
-    verdict = run_and_judge(case, handle)
-    if verdict.divergent:
-        verdict.expected_divergence = conform.expectations(handle.name).match(verdict.key(), verdict.evidence())
-    conform.record(verdict, case)
+    verdict = conform.check(spec, case)
     if verdict.verdict == "not-applicable":
         pytest.skip(verdict.outcome)
     if verdict.expected_divergence:

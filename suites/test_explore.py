@@ -9,7 +9,7 @@ expected, call and repro for the shrunk case.
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 
-from suites.check import assert_conforms, run_and_judge
+from suites.check import assert_conforms
 from suites.strategies import cases
 
 # The handle fixtures hand back one cached handle per adapter, so reusing them across examples is safe.
@@ -21,8 +21,8 @@ def _explore(conform, handle, case):
     if case.op not in handle.ops:
         pytest.skip(f"{handle.name} has no mapping for {case.op}")
     note(f"case {case.id}: {case.label} [{', '.join(case.clauses)}]")
-    verdict = run_and_judge(case, handle)
-    if verdict.divergent and conform.expectations(handle.name).match(verdict.key(), verdict.evidence()):
+    verdict = conform.explore(handle, case)
+    if verdict.expected_divergence:
         return
     assert_conforms(verdict, case)
 

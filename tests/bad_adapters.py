@@ -223,3 +223,15 @@ class Leaky(_Clip):
         hoard = []
         while True:
             hoard.append(np.ones(16 << 20, np.uint8))      # touched, so it is real memory
+
+
+class ConstructionSensitive(_Clip):
+    """Right with inputs built the documented way, wrong (off by one) with inputs borrowed from NumPy."""
+    name = "construction-sensitive"
+    constructions = ("tensor", "from_numpy")
+
+    def run(self, case):
+        out = clip_formula(case)
+        if self.construction == "from_numpy" and "borrowed" in case.label:
+            out = out + 1
+        return Outcome.returned(out=out, x=case.inputs["x"].copy())

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from adapters.base import RAISED, Outcome
 from adapters.oracle_adapter import OracleAdapter
 
 from bad_adapters import GoodClip, clip_case, clip_formula  # noqa: F401 - clip_case re-exported for tests
@@ -190,3 +191,171 @@ class SlowOracle(OracleAdapter):
     def run(self, case):
         time.sleep(0.004)
         return super().run(case)
+
+
+# ---- issue 12, section 1: candidates that attack the harness itself ---------------------------
+
+def _reply_fd() -> int:
+    """The worker's reply pipe, found the way a hostile candidate would: on the worker's command line."""
+    argv = sys.argv
+    return int(argv[argv.index("--wfd") + 1])
+
+
+class BadFields(GoodClip):
+    """Returns Outcomes whose fields have the wrong type or hold text that is not valid UTF-8."""
+    name = "badfields"
+
+    def run(self, case):
+        good = super().run(case)
+        label = case.label
+        if label == "elapsed-str":
+            good.elapsed_s = "fast"
+        elif label == "elapsed-nan":
+            good.elapsed_s = float("nan")
+        elif label == "message-list":
+            return Outcome(RAISED, exc_type="ValueError", exc_mro=("ValueError", "Exception"), message=["a", "b"])
+        elif label == "mro-int":
+            return Outcome(RAISED, exc_type="ValueError", exc_mro=(1, 2), message="m")
+        elif label == "kind-bogus":
+            good.kind = "splendid"
+        elif label == "surrogate":
+            raise ValueError("lone surrogate \ud800 in the message")
+        elif label == "bytes":
+            return Outcome(RAISED, exc_type="ValueError", exc_mro=("ValueError", "Exception"),
+                           message=b"invalid utf-8 \xff\xfe here")
+        elif label == "native-surrogate":
+            good.native_api = "clip\udcff"
+        elif label == "stderr-bytes":
+            os.write(2, b"[ERROR] invalid utf-8 \xff\xfe on stderr\n")
+            return Outcome(RAISED, exc_type="ValueError", exc_mro=("ValueError", "Exception"), message="see stderr")
+        elif label == "name-int":
+            good.arrays = {0: good.arrays["out"]}
+        return good
+
+
+class WireGarbage(GoodClip):
+    """Writes onto the reply pipe itself: a partial frame, stray bytes, a whole reply to another request."""
+    name = "wiregarbage"
+
+    def run(self, case):
+        fd, label = _reply_fd(), case.label
+        if label == "partial":
+            os.write(fd, b"\x00\x00\x00\x10{")            # 16 header bytes declared, one sent, then silence
+            while True:
+                time.sleep(0.05)
+        if label == "stray":
+            os.write(fd, b"\x00\x00\x10\x00")             # four stray bytes, then the worker's real reply
+        if label == "wrong-id":
+            from adapters import wire
+            out = super().run(case)
+            head, arrays = wire.outcome_to_msg(out)
+            os.write(fd, wire.encode({**head, "id": "f" * 16}, arrays))
+        if label == "wrong-type":
+            from adapters import wire
+            os.write(fd, wire.encode({"type": "hello", "id": case.id}))
+        if label == "shrink-hang":         # the request pipe made too small for what is sent next, then a hang
+            import fcntl
+            argv = sys.argv
+            fcntl.fcntl(int(argv[argv.index("--rfd") + 1]), 1031, 4096)      # F_SETPIPE_SZ
+            while True:
+                time.sleep(0.05)
+        if label.startswith("forged-"):     # a whole reply for this very case, written past the worker's checks
+            from adapters import wire
+            fields = {"forged-fields": {"kind": "returned", "elapsed_s": "fast"},
+                      "forged-surrogate": {"kind": "raised", "exc_type": "ValueError", "exc_mro": ["ValueError"],
+                                           "message": "lone \udcff surrogate", "stderr": "\ud800"}}[label]
+            os.write(fd, wire.encode({"type": "outcome", "id": case.id, **fields}))
+            os._exit(0)         # no second reply: the forged one is all the harness gets
+        return super().run(case)
+
+
+class Orphaner(GoodClip):
+    """Leaves processes that hold the protocol pipes, escape the session and clear their environment,
+    or eat memory; then crashes or hangs, or returns normally."""
+    name = "orphaner"
+
+    def run(self, case):
+        label = case.label
+        if "holder" in label:          # a forked child keeps the reply pipe open
+            pid = os.fork()
+            if pid == 0:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    time.sleep(1)
+            _record_pid(pid, "holder")
+        if "daemon" in label:          # setsid, double fork, exec with an empty environment
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()
+                grandchild = os.fork()
+                if grandchild == 0:
+                    os.closerange(3, 1024)
+                    os.execve("/bin/sleep", ["sleep", "1000"], {})
+                os.write(w, str(grandchild).encode())
+                os._exit(0)
+            os.close(w)
+            os.waitpid(pid, 0)
+            _record_pid(int(os.read(r, 32)), "daemon")
+            os.close(r)
+        if "hog" in label:             # a child whose resident memory the worker's own count would miss
+            pid = os.fork()
+            if pid == 0:
+                hoard = np.ones(HOG_BYTES, np.uint8)      # touched: resident  # noqa: F841
+                while True:
+                    time.sleep(1)
+            _record_pid(pid, "hog")
+        if "segfault" in label:
+            ctypes.string_at(0)
+        if "hang" in label:
+            while True:
+                time.sleep(0.05)
+        return super().run(case)
+
+
+HOG_BYTES = 400 << 20
+
+
+class CwdBreaker(GoodClip):
+    """Removes the worker's scratch folder (its working directory), or puts a file in its place."""
+    name = "cwdbreaker"
+
+    def run(self, case):
+        import shutil
+        if case.label == "rmtree":
+            shutil.rmtree(os.getcwd())
+        if case.label == "replace":
+            here = os.getcwd()
+            shutil.rmtree(here)
+            with open(here, "w") as f:
+                f.write("not a folder")
+        if case.label == "chmod":
+            os.chmod(os.getcwd(), 0)
+        return super().run(case)
+
+
+class OtherShapes(GoodClip):
+    """Returns outputs of another shape or dtype than documented: ordinary value-mismatches."""
+    name = "othershapes"
+
+    def run(self, case):
+        out = clip_formula(case)
+        x = case.inputs["x"].copy()
+        arrays = {"longer": {"out": np.concatenate([out, out])}, "matrix": {"out": np.stack([out, out])},
+                  "scalar": {"out": np.asarray(out[0])}, "empty": {"out": out[:0]},
+                  "int64": {"out": out.astype(np.int64)}, "x-longer": {"x": np.concatenate([x, x])}}.get(case.label, {})
+        return Outcome.returned(**{"out": out, "x": x, **arrays})
+
+
+class SlowToAnswer(GoodClip):
+    """available() never returns: asking about it must still end."""
+    name = "slowtoanswer"
+
+    def available(self):
+        while True:
+            time.sleep(0.05)
+
+
+class FixedShapes(GoodClip):
+    """OtherShapes after its vendor fixed it: the same name, the documented outputs (a diff's base)."""
+    name = "othershapes"

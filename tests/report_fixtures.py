@@ -20,7 +20,12 @@ ADAPTERS = {
     "oracle": ("0.1.0", "NumPy reference, in-process", "oracle.clip"),
     "torch": ("2.13.0+cpu", "in a worker process", "torch.clamp"),
     "vendor": ("1.0", "in a worker process", "vendor.clip"),
+    # long names on purpose: the report's layout must hold them
+    "mindspore": ("2.10.0", "mindspore CPU, synchronous kernel launches, in a worker process", "mindspore.ops.clamp"),
+    "mindspore-variants": ("2.10.0", "mindspore CPU, in a worker process", "mindspore.ops.clip_by_value"),
+    "pypto": ("0.2.0", "tensor-graph interpreter on CPU, in a worker process", "pypto.clip"),
 }
+FIVE = ("oracle", "mindspore", "mindspore-variants", "pypto", "torch")
 
 
 def clip_case(n=4, lo=1.0, hi=3.0, seed=0, dtype="float32", label=""):
@@ -103,4 +108,27 @@ def small_run(n_cases=6):
     for i, c in enumerate(cases):
         verdict = "value-mismatch" if i == 0 else "unexpected-error" if i == 1 else "pass"
         recs.append(case_record(c, "torch", verdict, message="boom <script>alert(1)</script>"))
+    return cases, recs
+
+
+def five_adapter_run(listed=60):
+    """The shipped adapters' shape of a run: 5 adapters, unlisted and listed divergences, no-mapping, extensions.
+
+    oracle passes 6 cases; torch fails 2 of them, unlisted (a mismatch, an error
+    with markup in its message); mindspore has `listed` value-mismatches, all
+    listed (expected divergences, more than one page of cases); mindspore-variants
+    has no mapping; pypto extends 2 and has 1 listed crash.  Gate: 2 unlisted,
+    listed + 1 expected, exit 1.
+    """
+    cases, recs = small_run(6)
+    for i in range(listed):
+        # the first label starts like a spreadsheet formula: the CSV export must defuse it
+        c = clip_case(n=2 + i % 7, seed=100 + i, label="=1+1 ms listed 000" if i == 0 else f"ms listed {i:03d}")
+        recs.append(case_record(c, "mindspore", "value-mismatch",
+                                expected_divergence="mindspore.ops.clamp: = a listed reason, shown as text"))
+    recs += [case_record(c, "mindspore", "pass") for c in cases]
+    recs += [case_record(c, "mindspore-variants", "not-applicable") for c in cases]
+    recs += [case_record(c, "pypto", "extension") for c in cases[:2]]
+    recs += [case_record(c, "pypto", "pass") for c in cases[2:5]]
+    recs.append(case_record(cases[5], "pypto", "crash", expected_divergence="pypto's interpreter dies on this shape"))
     return cases, recs

@@ -1,71 +1,361 @@
-"""The report in a real browser: Debian chromium driven by Playwright, opened from disk, no network."""
+"""The report in a real browser: Debian chromium driven by Playwright, opened from disk, no network.
+
+Geometry is checked the way a user meets it: `document.elementFromPoint` at
+the centre of every matrix header and cell says whether that spot can be seen
+and clicked, at a 1280 px desktop and a 390 px phone.
+"""
+import csv
+import io
 import shutil
+from collections import Counter
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 
-from reports.render import write_report
+from contract.vocabulary import DIVERGENT
+from reports.render import PAGE_ROWS, write_report
 
-from report_fixtures import case_record, clip_case, small_run, write_results
+from report_fixtures import FIVE, case_record, clip_case, five_adapter_run, write_results
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+DESKTOP, PHONE = (1280, 800), (390, 844)
 
 pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
                        reason="Debian chromium is not installed at /usr/bin/chromium (.ci/run installs it)"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright for Python is not installed")
+ADAPTERS = FIVE + ("vendor",)     # the five shipped adapters and a vendor's: six columns
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def run(tmp_path_factory):
+    """(report path, case records): the records are what the tests derive every expected figure from."""
     d = tmp_path_factory.mktemp("browser")
-    cases, recs = small_run(6)
+    _, recs = five_adapter_run()
     recs.append(case_record(clip_case(n=5, lo=3.0, hi=1.0, seed=9), "vendor", "value-mismatch",
                             actual=[3.0, 3.0, 3.0, 3.0, 3.0]))
     recs.append(case_record(clip_case(n=4, seed=1), "vendor", "pass"))
-    write_results(d / "r.jsonl", recs, adapters=("oracle", "torch", "vendor"))
-    return Path(write_report([d / "r.jsonl"], d / "out")["report_html"])
+    write_results(d / "r.jsonl", recs, adapters=ADAPTERS)
+    return Path(write_report([d / "r.jsonl"], d / "out")["report_html"]), recs
 
 
 @pytest.fixture(scope="module")
-def page(report):
+def report(run):
+    return run[0]
+
+
+@pytest.fixture(scope="module")
+def records(run):
+    return run[1]
+
+
+@pytest.fixture(scope="module")
+def browser():
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page()
-        problems = []
-        pg.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-        pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        pg.on("request", lambda r: problems.append(f"network request: {r.url}") if not r.url.startswith(("file:", "data:")) else None)
-        pg.goto(report.as_uri())
-        pg.problems = problems
-        yield pg
-        browser.close()
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b.problems = []
+        yield b
+        b.close()
 
 
-def test_matrix_shows_each_adapter_rate_and_counts(page):
-    cell = page.locator('#matrix-table td.cell[data-op="clip"][data-adapter="torch"]')
-    assert cell.count() == 1
-    text = cell.inner_text()
-    assert "66.7%" in text and "pass 4" in text and "value-mismatch 1" in text and "torch.clamp" in text
-    assert "100.0%" in page.locator('#matrix-table td.cell[data-adapter="oracle"]').inner_text()
-    assert page.locator("svg rect.bar").count() == 6     # oracle 1 verdict, torch 3, vendor 2
+def open_page(browser, url, size=DESKTOP, **kw):
+    pg = browser.new_page(viewport={"width": size[0], "height": size[1]}, **kw)
+    pg.on("console", lambda m: browser.problems.append(f"console {m.type}: {m.text}")
+          if m.type in ("error", "warning") else None)
+    pg.on("pageerror", lambda e: browser.problems.append(f"page error: {e}"))
+    # file: is the report, data: its icon, blob: the CSV it builds; anything else would be the network
+    pg.on("request", lambda r: browser.problems.append(f"network request: {r.url}")
+          if not r.url.startswith(("file:", "data:", "blob:")) else None)
+    pg.goto(url)
+    return pg
 
 
-def test_filter_hides_other_groups(page):
+@pytest.fixture(scope="module")
+def page(browser, report):
+    pg = open_page(browser, report.as_uri(), accept_downloads=True)
+    yield pg
+    pg.close()
+
+
+def divergent(records, listed=None):
+    return [r for r in records if r["verdict"] in DIVERGENT
+            and (listed is None or bool(r.get("expected_divergence")) == listed)]
+
+
+def shown_count(page):
+    return page.inner_text("#f-count")
+
+
+def search(page, query):
+    page.fill("#f-q", query)
+    page.press("#f-q", "Enter")          # applies at once (typing applies after a short pause)
+
+
+def wait_count(page, text):
+    page.wait_for_function("t => document.getElementById('f-count').textContent === t", arg=text)
+
+
+def case_ids_on_page(page, box="#case-list"):
+    return page.locator(f"{box} tr[data-case]").evaluate_all("rows => rows.map(r => r.getAttribute('data-case'))")
+
+
+# ---- layout: real geometry at a desktop and a phone width ------------------------------------------
+
+# For every element: can the point at its centre be seen and clicked, i.e. is the topmost element there
+# the element itself or inside it?  Scrolls it into view first (window, and its own scroll box).
+HIT_TEST = """([sel, inline]) => Array.from(document.querySelectorAll(sel)).map(el => {
+  el.scrollIntoView({block: "center", inline: inline});
+  const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  return {what: (el.getAttribute("data-op") || "header") + "/" + (el.getAttribute("data-adapter") || el.textContent.trim()),
+          ok: !!hit && (hit === el || el.contains(hit)), hit: hit ? hit.outerHTML.slice(0, 80) : null,
+          left: r.left, right: r.right, vw: innerWidth};
+})"""
+
+# Every table fits its page, or scrolls inside a box of its own that fits.
+TABLES_FIT = """() => Array.from(document.querySelectorAll("table")).filter(t => t.getClientRects().length).map(t => {
+  let box = t.parentElement;
+  while (box && !["auto", "scroll"].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
+  const r = (box || t).getBoundingClientRect();
+  return {table: t.id || t.className || t.outerHTML.slice(0, 60), boxed: !!box,
+          ok: r.left >= -0.5 && r.right <= innerWidth + 0.5};
+})"""
+
+PAGE_WIDTH = """() => ({scroll: document.documentElement.scrollWidth, vw: innerWidth,
+  overflow: [getComputedStyle(document.documentElement).overflowX, getComputedStyle(document.body).overflowX]})"""
+
+
+def assert_page_does_not_scroll_sideways(pg):
+    w = pg.evaluate(PAGE_WIDTH)
+    # not hidden: a clipped page would hide the overflow instead of fixing it
+    assert w["overflow"] == ["visible", "visible"], w
+    assert w["scroll"] <= w["vw"], f"page is {w['scroll']} px wide in a {w['vw']} px viewport"
+
+
+def open_everything(pg):
+    """Open every <details> so the tables inside have a geometry too."""
+    pg.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+
+
+def test_desktop_every_adapter_column_visible_and_clickable(browser, report):
+    pg = open_page(browser, report.as_uri(), DESKTOP)
+    try:
+        pg.screenshot(path=str(report.parent / "desktop-1280.png"))     # the first screen, for a person to look at
+        scroll = pg.evaluate("() => { const s = document.getElementById('matrix-scroll');"
+                             " return [s.scrollWidth, s.clientWidth]; }")
+        assert scroll[0] <= scroll[1], f"the matrix needs a sideways scroll at 1280 px: {scroll}"
+        headers = pg.evaluate(HIT_TEST, ["#matrix-table thead th[data-adapter]", "nearest"])
+        assert [h["what"] for h in headers] == [f"header/{a}" for a in sorted(ADAPTERS, key=lambda a: (a != "oracle", a))]
+        cells = pg.evaluate(HIT_TEST, ["#matrix-table td[data-adapter]", "nearest"])
+        assert len(cells) == len(ADAPTERS)      # one op (clip) x every adapter
+        for e in headers + cells:
+            assert e["ok"] and 0 <= e["left"] and e["right"] <= e["vw"], e
+        assert pg.evaluate("document.getElementById('matrix-scroll').scrollLeft") == 0
+        # a real click on the last column's cell reaches it
+        last = pg.locator("#matrix-table td.cell").last
+        box = last.bounding_box()
+        pg.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        assert pg.input_value("#f-adapter") == last.get_attribute("data-adapter")
+        pg.click("#f-reset")
+        open_everything(pg)
+        assert all(t["ok"] for t in pg.evaluate(TABLES_FIT)), pg.evaluate(TABLES_FIT)
+        assert_page_does_not_scroll_sideways(pg)
+    finally:
+        pg.close()
+
+
+def test_phone_page_does_not_scroll_sideways_and_matrix_scrolls_in_its_box(browser, report):
+    pg = open_page(browser, report.as_uri(), PHONE)
+    try:
+        pg.screenshot(path=str(report.parent / "phone-390.png"))
+        assert_page_does_not_scroll_sideways(pg)
+        for sel in ("#matrix-table thead th[data-adapter]", "#matrix-table td[data-adapter]",
+                    "#clause-table thead th", "#clause-table td[data-adapter]"):
+            for e in pg.evaluate(HIT_TEST, [sel, "center"]):
+                assert e["ok"], (sel, e)
+        assert_page_does_not_scroll_sideways(pg)        # scrolling the boxes did not widen the page
+        open_everything(pg)
+        fits = pg.evaluate(TABLES_FIT)
+        assert fits and all(t["ok"] for t in fits), [t for t in fits if not t["ok"]]
+        assert any(t["boxed"] and t["table"] == "matrix-table" for t in fits)
+        assert_page_does_not_scroll_sideways(pg)
+    finally:
+        pg.close()
+
+
+# ---- the gate ---------------------------------------------------------------------------------------
+
+def test_gate_is_on_the_first_screen_with_counts_per_adapter(browser, report, records):
+    pg = open_page(browser, report.as_uri(), DESKTOP)
+    try:
+        unlisted, listed = len(divergent(records, False)), len(divergent(records, True))
+        assert unlisted and listed, "the fixture must have both kinds"
+        total = pg.locator("#gate-total")
+        assert total.bounding_box()["y"] + total.bounding_box()["height"] <= DESKTOP[1]
+        assert int(total.locator(".n-unlisted").inner_text()) == unlisted
+        assert int(total.locator(".n-expected").inner_text()) == listed
+        assert "exit code 1" in total.inner_text()          # docs/CLI.md: 1 when a divergence is unlisted
+        for a in ADAPTERS:
+            card = pg.locator(f'.card[data-adapter="{a}"]')
+            assert card.bounding_box()["y"] + card.bounding_box()["height"] <= DESKTOP[1], f"{a}'s card below the fold"
+            u = sum(1 for r in divergent(records, False) if r["adapter"] == a)
+            e = sum(1 for r in divergent(records, True) if r["adapter"] == a)
+            applicable = [r for r in records if r["adapter"] == a and r["verdict"] != "not-applicable"]
+            assert int(card.locator(".n-unlisted").inner_text()) == u
+            assert int(card.locator(".n-expected").inner_text()) == e
+            assert f"(exit {1 if u else 0})" in card.inner_text()
+            tone = "unlisted" if u else "listed" if e else "clean" if applicable else "na"
+            assert card.get_attribute("data-tone") == tone, a     # coloured by the gate, not by the rate
+        # mindspore's rate is low, but all its divergences are listed: not red
+        colour = pg.evaluate("getComputedStyle(document.querySelector('.card[data-adapter=mindspore]')).borderTopColor")
+        assert colour != pg.evaluate("getComputedStyle(document.querySelector('.card[data-adapter=torch]')).borderTopColor")
+    finally:
+        pg.close()
+
+
+def test_unlisted_only_filter_and_gate_link(page, records):
     page.click("#f-reset")
-    groups = page.locator("details.fgroup")
-    assert groups.count() == 3
-    page.select_option("#f-adapter", "vendor")
-    visible = page.locator("details.fgroup:not([hidden])")
-    assert visible.count() == 1 and visible.get_attribute("data-adapter") == "vendor"
-    assert page.inner_text("#f-count") == "1 of 3 groups, 1 failing cases"
+    page.click("#gate-total a.show-unlisted")                  # "show them"
+    assert page.is_checked("#f-unlisted")
+    unlisted = divergent(records, False)
+    wait_count(page, f"{len({(r['adapter'], r['verdict']) for r in unlisted})} of "
+                     f"{page.locator('details.fgroup').count()} groups, {len(unlisted)} failing cases")
+    assert set(case_ids_on_page(page)) == {r["case_id"] for r in unlisted}
+    assert page.locator("details.fgroup:not([hidden])[data-listed='1']").count() == 0
     page.click("#f-reset")
-    assert page.locator("details.fgroup:not([hidden])").count() == 3
 
+
+# ---- terms and clauses --------------------------------------------------------------------------------
+
+def test_clause_statement_is_visible_text_with_source_and_failing_group_links(page):
+    import oracle
+    clause = oracle.CLAUSES["CL-MIN-GT-MAX"]
+    row = page.locator('#clause-table tr[data-clause="CL-MIN-GT-MAX"]')
+    statement = row.locator(".statement")
+    statement.scroll_into_view_if_needed()
+    assert statement.is_visible() and statement.inner_text() == clause.statement
+    assert row.get_attribute("title") is None
+    assert row.locator("a.spec-link").get_attribute("href").endswith("docs/SPEC.md#cl-min-gt-max")
+    link = row.locator("a.group-link", has_text="vendor")
+    link.click()
+    group = page.locator("details.fgroup[data-adapter=vendor][data-clause=CL-MIN-GT-MAX]")
+    page.wait_for_function("() => document.querySelector('details.fgroup[data-adapter=vendor]').open")
+    assert group.is_visible() and "open=" in page.url
+    page.click("#f-reset")
+
+
+def test_every_term_used_is_explained_in_the_glossary(page):
+    import oracle
+    glossary = page.locator("#glossary")
+    for v in ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class", "crash",
+              "timeout", "extension", "not-applicable"):
+        assert glossary.locator(f"#term-{v} + dd").inner_text().strip(), v
+    for k in {c.kind for c in oracle.CLAUSES.values()}:
+        assert glossary.locator(f"#term-kind-{k} + dd").inner_text().strip(), k
+    for t in ("gate", "unlisted", "listed", "rate", "agreement", "actual", "colours"):
+        assert glossary.locator(f"#term-{t} + dd").inner_text().strip(), t
+    assert "disagree" in glossary.locator("#term-agreement + dd").inner_text()
+    dup = page.evaluate("() => { const ids = Array.from(document.querySelectorAll('[id]'), e => e.id);"
+                        " return ids.filter((id, i) => ids.indexOf(id) !== i); }")
+    assert dup == []
+    # every in-page term link lands on a definition
+    targets = page.locator("a.term").evaluate_all("as => as.map(a => a.getAttribute('href').slice(1))")
+    missing = page.evaluate("ids => ids.filter(id => !document.getElementById(id))", sorted(set(targets)))
+    assert missing == []
+
+
+# ---- navigation: search, pages, URL state, export -----------------------------------------------------
+
+def test_search_finds_cases_by_id_label_clause_and_message(page, records):
+    page.click("#f-reset")
+    torch_error = next(r for r in records if r["adapter"] == "torch" and r["verdict"] == "unexpected-error")
+    listed = divergent(records, True)
+    for query, expect in ((listed[7]["case_id"], {(listed[7]["case_id"], "mindspore")}),
+                          ('"ms listed 042"', {(r["case_id"], r["adapter"]) for r in listed
+                                               if r["case"]["label"] == "ms listed 042"}),
+                          ("alert(1)", {(torch_error["case_id"], "torch")}),     # the exception message
+                          ("CL-MIN-GT-MAX", {(r["case_id"], r["adapter"]) for r in divergent(records)
+                                             if "CL-MIN-GT-MAX" in r["clauses"]})):
+        search(page, query)
+        wait_count(page, f"{len({a for _, a in expect})} of {page.locator('details.fgroup').count()} groups, "
+                         f"{len(expect)} failing cases")
+        rows = page.locator("#case-list tr[data-case]")
+        assert {(rows.nth(i).get_attribute("data-case"), rows.nth(i).locator("td").nth(1).inner_text())
+                for i in range(rows.count())} == expect, query
+    page.click("#f-reset")
+
+
+def test_every_failing_case_is_reachable_page_by_page(page, records):
+    page.click("#f-reset")
+    page.select_option("#f-adapter", "mindspore")
+    want = [r["case_id"] for r in divergent(records) if r["adapter"] == "mindspore"]
+    assert len(want) > PAGE_ROWS
+    seen = case_ids_on_page(page)
+    assert len(seen) == PAGE_ROWS
+    while page.locator("#case-list .pg-next").is_enabled():
+        page.click("#case-list .pg-next")
+        seen += case_ids_on_page(page)
+    assert Counter(seen) == Counter(want)
+    # and inside the group, ten at a time
+    group = page.locator("details.fgroup[data-adapter=mindspore]")
+    group.locator("summary").click()
+    group.locator(".group-cases tr[data-case]").first.wait_for()
+    inside = case_ids_on_page(page, "details.fgroup[data-adapter=mindspore] .group-cases")
+    while group.locator(".group-cases .pg-next").is_enabled():
+        group.locator(".group-cases .pg-next").click()
+        inside += case_ids_on_page(page, "details.fgroup[data-adapter=mindspore] .group-cases")
+    assert Counter(inside) == Counter(want)
+    page.click("#f-reset")
+
+
+def test_url_reproduces_the_view(page, browser):
+    page.click("#f-reset")
+    page.select_option("#f-adapter", "mindspore")
+    search(page, '"ms listed 0"')                          # a phrase: all 60 labels, two pages
+    wait_count(page, "1 of %d groups, 60 failing cases" % page.locator("details.fgroup").count())
+    page.click("#case-list .pg-next")
+    page.locator("details.fgroup[data-adapter=mindspore] summary").click()
+    page.wait_for_function("() => location.hash.includes('open=')")     # the toggle event writes it
+    url = page.url
+    params = parse_qs(url.split("#", 1)[1])
+    assert params["adapter"] == ["mindspore"] and params["q"] == ['"ms listed 0"'] and params["page"] == ["2"]
+    assert params["open"] == [page.locator("details.fgroup[data-adapter=mindspore]").get_attribute("id")[2:]]
+    count, rows = shown_count(page), case_ids_on_page(page)
+    assert len(rows) == 60 - PAGE_ROWS
+    other = open_page(browser, url)
+    try:
+        assert other.input_value("#f-adapter") == "mindspore" and other.input_value("#f-q") == '"ms listed 0"'
+        assert shown_count(other) == count and case_ids_on_page(other) == rows
+        assert other.locator("details.fgroup[data-adapter=mindspore]").get_attribute("open") is not None
+    finally:
+        other.close()
+    page.click("#f-reset")
+
+
+def test_csv_export_holds_every_filtered_case(page, records):
+    page.click("#f-reset")
+    page.select_option("#f-adapter", "mindspore")
+    with page.expect_download() as dl:
+        page.click("#f-csv")
+    assert dl.value.suggested_filename == "failures.csv"
+    text = Path(dl.value.path()).read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    want = [r for r in divergent(records) if r["adapter"] == "mindspore"]
+    assert Counter(r["case_id"] for r in rows) == Counter(r["case_id"] for r in want)
+    assert {(r["adapter"], r["verdict"], r["gate"]) for r in rows} == {("mindspore", "value-mismatch", "listed")}
+    assert {r["expected_divergence"] for r in rows} == {want[0]["expected_divergence"]}
+    # a label that starts like a formula is defused, and kept readable
+    assert "'=1+1 ms listed 000" in {r["label"] for r in rows}
+    page.click("#f-reset")
+
+
+# ---- drill-down, escaping, agreement (the earlier checks) ---------------------------------------------
 
 def test_drill_down_from_matrix_cell_to_minimal_repro_in_two_clicks(page):
+    page.click("#f-reset")
     page.click('#matrix-table td.cell[data-adapter="vendor"]')                 # click 1: the cell
     group = page.locator("details.fgroup:not([hidden])")
     assert group.count() == 1 and group.get_attribute("open") is not None     # opened on its minimal case
@@ -76,6 +366,7 @@ def test_drill_down_from_matrix_cell_to_minimal_repro_in_two_clicks(page):
     assert exp_table.locator("td.diff").all_inner_texts() == ["1.0"] * 5
     assert act_table.locator("td.diff").all_inner_texts() == ["3.0"] * 5
     assert body.locator(".ndiff").inner_text() == "5"
+    page.click("#f-reset")
 
 
 def test_hostile_message_shows_as_text(page):
@@ -84,6 +375,8 @@ def test_hostile_message_shows_as_text(page):
     g = page.locator("details.fgroup:not([hidden])")
     g.locator("summary").click()
     assert g.locator("pre.message").inner_text() == "boom <script>alert(1)</script>"
+    assert "alert(1)" in g.locator(".group-cases").inner_text()       # rendered by the script as text too
+    assert page.locator("#case-list script, .group-cases script").count() == 0
     page.click("#f-reset")
 
 
@@ -94,5 +387,5 @@ def test_agreement_link_opens_the_differing_cases(page):
     assert d.locator("tbody tr").count() == 2
 
 
-def test_console_shows_no_errors(page):     # last in the file: after every interaction
-    assert page.problems == []
+def test_console_shows_no_errors(browser, page):     # last in the file: after every interaction
+    assert browser.problems == []

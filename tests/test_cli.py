@@ -1,5 +1,6 @@
 """`conform run` / `conform adapters` for real: subprocesses, real workers, killed and resumed runs, shards."""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -7,7 +8,7 @@ import time
 
 import pytest
 
-from reports.results import iter_records
+from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
 
@@ -57,13 +58,47 @@ def without_timing(recs):
     return [{k: v for k, v in r.items() if k not in TIMING} for r in recs]
 
 
+def _adapter_rows(text):
+    """{name: (version, available, rest)} from `conform adapters`, split at its header's columns."""
+    head, *rows = text.splitlines()
+    cols = [head.index(h) for h in ("version", "available", "source / reason")]
+    return {r[:cols[0]].strip(): (r[cols[0]:cols[1]].strip(), r[cols[1]:cols[2]].strip(), r[cols[2]:].strip())
+            for r in rows}
+
+
 def test_adapters_lists_availability_versions_and_reasons():
+    from adapters.registry import available_adapters, known
     r = conform("adapters")
     assert r.returncode == 0, r.stderr
-    lines = {line.split()[0]: line for line in r.stdout.splitlines()[1:]}
-    assert "oracle" in lines and " yes " in lines["oracle"]
-    for line in lines.values():
-        assert " yes " in line or "(" in line, f"an unavailable adapter must say why: {line}"
+    rows = _adapter_rows(r.stdout)
+    assert set(rows) == set(known()), "every adapter found by name is listed, once"
+    infos = {i.name: i for i in available_adapters()}
+    for name, (version, available, rest) in rows.items():
+        assert available == ("yes" if infos[name].available else "no"), (name, available)
+        assert rest.split()[0] == known()[name], f"{name}: the source is its module:Class, got {rest!r}"
+        if available == "yes":
+            assert version not in ("", "-"), f"{name}: an available adapter has a version"
+        else:
+            assert re.search(r"\(\S.*\)$", rest), f"{name}: an unavailable adapter must say why: {rest!r}"
+    assert rows["oracle"][1] == "yes"
+
+
+def test_adapters_gives_the_reason_of_an_unavailable_one(monkeypatch, capsys):
+    from adapters import registry
+    from conform import cli
+    fake = [registry.info("oracle"), registry.info("bad_adapters:Unavailable")]
+    monkeypatch.setattr(registry, "available_adapters", lambda pythons=None: fake)
+    assert cli.main(["adapters"]) == 0
+    rows = _adapter_rows(capsys.readouterr().out)
+    assert rows["oracle"][1] == "yes"
+    version, available, rest = rows["unavailable"]
+    assert (version, available) == ("-", "no") and rest.endswith("(the test framework is not installed)"), rest
+
+
+def test_version():
+    from contract.vocabulary import SUITE_VERSION
+    r = conform("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"conform (tensor-conformance) {SUITE_VERSION}", r
 
 
 def test_oracle_run_writes_results_and_passes(tmp_path, corpus):
@@ -131,6 +166,45 @@ def test_exit_codes(tmp_path, corpus, args, code, text):
     r = conform("run", *args, "--out", str(tmp_path / "out"), "--no-report")
     assert r.returncode == code, r.stderr
     assert text in r.stderr
+
+
+@pytest.mark.parametrize("option, value, why", [
+    ("--jobs", "0", "'0' is not a whole number >= 1"),
+    ("--jobs", "-3", "'-3' is not a whole number >= 1"),
+    ("--jobs", "two", "'two' is not a whole number >= 1"),
+    ("--case-timeout", "0", "'0' is not a number of seconds > 0"),
+    ("--case-timeout", "-1", "'-1' is not a number of seconds > 0"),
+    ("--case-timeout", "nan", "'nan' is not a number of seconds > 0"),
+    ("--memory-mb", "-1", "'-1' is not a whole number >= 0"),
+])
+def test_run_refuses_a_non_positive_count_or_timeout(tmp_path, corpus, option, value, why):
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "oracle", "--corpus", corpus[0], "--out", str(out), option, value, "--no-report")
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert f"argument {option}: {why}" in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists(), "nothing is run or written"
+
+
+@pytest.mark.parametrize("make", ["missing", "a file"])
+def test_run_refuses_an_expectations_folder_that_is_not_there(tmp_path, corpus, make):
+    where = tmp_path / "exp"
+    if make == "a file":
+        where.write_text("clip/* :: a file, not a folder\n")
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", "oracle", "--corpus", corpus[0], "--out", str(out), "--expectations", str(where),
+                "--no-report")
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert f"--expectations {where}: {'does not exist' if make == 'missing' else 'is not a folder'}" in r.stderr
+    assert "Traceback" not in r.stderr and not out.exists()
+
+
+def test_runner_refuses_the_same_options_for_every_caller(tmp_path, corpus):
+    from conform import runner
+    for kw, code in [({"jobs": 0}, 2), ({"case_timeout": -1.0}, 2), ({"case_timeout": 0}, 2),
+                     ({"expectations_dir": str(tmp_path / "none")}, 3), ({"ops": ["clap"]}, 2)]:
+        r = runner.run(["oracle"], corpus=corpus[0], out_dir=str(tmp_path / "o"), **kw)
+        assert r.exit_code == code, (kw, r.exit_code, r.message)
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_damaged_corpus_is_refused_with_file_and_line(tmp_path, corpus):
@@ -322,3 +396,70 @@ def test_a_run_survives_floods_chdir_forks_and_leaks(tmp_path):
     assert all(got["noisy", label]["verdict"] == "pass" for label in ("flood", "chdir", "fork", "ok"))
     assert all(got["leaky", c.label]["verdict"] == "unexpected-error" and "MemoryError" in got["leaky", c.label]["outcome"]
                for c in cases)
+
+
+# ---- pytest output: short, ids without spaces, --lf with the cache outside the working tree ---------
+
+def pytest_plain(*args, home, timeout=600):
+    """pytest with the project's own configuration (pyproject addopts, cache_dir), HOME moved to `home`."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS]), "HOME": str(home)}
+    env.pop("XDG_CACHE_HOME", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "suites/test_corpus.py", *args],
+                          cwd=ROOT, env=env, text=True, capture_output=True, timeout=timeout)
+
+
+@pytest.fixture
+def spaced_corpus(tmp_path):
+    cases = [clip_case(label, x=[1.0, 5.0, float(i)]) for i, label in
+             enumerate(["ok", "value", "shape", "two  words\tand a tab"])]
+    path = tmp_path / "spaced.jsonl"
+    write_corpus(str(path), cases)
+    return str(path), cases
+
+
+def test_pytest_ids_have_no_whitespace(tmp_path, spaced_corpus):
+    r = pytest_plain("--adapter", "oracle", "--corpus", spaced_corpus[0], "--collect-only", home=tmp_path)
+    ids = [line for line in r.stdout.splitlines() if "::test_clip[" in line]
+    assert len(ids) == len(spaced_corpus[1]), r.stdout
+    assert all(not re.search(r"\s", i) for i in ids), ids
+    assert any("two_words_and_a_tab" in i for i in ids), ids
+
+
+def test_pytest_summary_lists_failures_not_expected_divergences(tmp_path, spaced_corpus):
+    path, cases = spaced_corpus
+    shape = next(c for c in cases if c.label == "shape")
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "wrong.txt").write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n")
+    r = pytest_plain("--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--expectations", str(exp),
+                     home=tmp_path)
+    assert r.returncode == 1, r.stdout[-3000:]
+    summary = r.stdout[r.stdout.index("short test summary info"):]
+    assert "FAILED suites/test_corpus.py::test_clip[WrongOutputs-value-" in summary
+    assert "XFAIL" not in summary and "SKIPPED" not in summary and "PASSED" not in summary, summary
+    assert "1 xfailed" in summary
+
+
+def test_pytest_last_failed_reruns_the_failures_with_its_cache_outside_the_tree(tmp_path, spaced_corpus):
+    path, cases = spaced_corpus
+    args = ("--adapter", "bad_adapters:WrongOutputs", "--corpus", path)
+    first = pytest_plain(*args, home=tmp_path)
+    assert first.returncode == 1 and "2 failed, 2 passed" in first.stdout, first.stdout[-2000:]
+    again = pytest_plain(*args, "--lf", home=tmp_path)
+    assert again.returncode == 1, again.stdout[-2000:]
+    failed = lambda r: sorted(re.findall(r"^FAILED (\S+)", r.stdout, re.M))  # noqa: E731
+    assert failed(again) == failed(first) and len(failed(first)) == 2, again.stdout[-2000:]
+    assert re.search(r"^2 failed, \d+ deselected in ", again.stdout, re.M), again.stdout[-2000:]
+    assert (tmp_path / ".cache" / "tensor-conformance" / "pytest" / "v" / "cache" / "lastfailed").is_file()
+    assert not os.path.exists(os.path.join(ROOT, ".pytest_cache")), "the cache stays out of the working tree"
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--case-timeout", "0"], "--case-timeout must be a number of seconds > 0, got 0.0"),
+    (["--case-timeout", "-1"], "--case-timeout must be a number of seconds > 0, got -1.0"),
+    (["--expectations", "/nonexistent/expectations"], "--expectations /nonexistent/expectations: does not exist"),
+])
+def test_pytest_refuses_the_options_conform_run_refuses(tmp_path, corpus, args, says):
+    r = pytest_plain("--adapter", "oracle", "--corpus", corpus[0], *args, home=tmp_path)
+    assert r.returncode == 4, (r.returncode, r.stdout[-1500:], r.stderr[-1500:])     # pytest's usage error
+    assert says in r.stderr and "Traceback" not in r.stderr, r.stderr

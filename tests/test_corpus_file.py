@@ -5,6 +5,7 @@ import pytest
 
 from oracle.clauses import CLAUSES
 from contract.codec import CodecError
+from contract.inputfile import InputFileError
 from suites import corpus as C
 
 MAX_BYTES = 5_000_000
@@ -92,7 +93,7 @@ def test_good_copy_loads(tmp_path, good_lines):
 
 
 def test_missing_corpus_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no corpus at"):
+    with pytest.raises(InputFileError, match=f"{tmp_path / 'absent.jsonl'}: no corpus here"):
         C.load_corpus(tmp_path / "absent.jsonl")
 
 

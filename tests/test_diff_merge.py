@@ -129,3 +129,109 @@ def test_commands_run_as_a_real_process(tmp_path):
                         str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == EXIT_DIVERGED, r.stderr
     assert "2 regression(s)" in r.stdout
+
+
+# ---- gates: lost coverage, incomplete shard sets ---------------------------------------------------
+
+def _pair(tmp_path, base_recs, new_recs, **new_kw):
+    return (write_results(tmp_path / "base.jsonl", base_recs),
+            write_results(tmp_path / "new.jsonl", new_recs, run_id="run-2", **new_kw))
+
+
+def _same_verdicts(cs, adapters=("oracle", "torch"), run_id="run-1"):
+    return [case_record(c, a, "pass", run_id=run_id) for c in cs for a in adapters]
+
+
+def test_diff_refuses_a_lost_adapter(tmp_path, capsys):
+    cs = [clip_case(n=3 + i, seed=i) for i in range(3)]
+    base, new = _pair(tmp_path, _same_verdicts(cs), _same_verdicts(cs, ("torch",), "run-2"))
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d")]) == EXIT_DIVERGED
+    err = capsys.readouterr().err
+    assert "error: adapter oracle has 3 records in base and none in new" in err and "--allow-lost-coverage" in err
+    assert "gate: adapter oracle has 3 records in base and none in new" in (tmp_path / "d" / "diff.txt").read_text()
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d2"), "--allow-lost-coverage"]) == EXIT_OK
+    assert "warning: adapter oracle" in capsys.readouterr().err
+
+
+def test_diff_refuses_lost_cases(tmp_path, capsys):
+    cs = [clip_case(n=3 + i, seed=i) for i in range(4)]
+    base, new = _pair(tmp_path, _same_verdicts(cs), _same_verdicts(cs[:3], run_id="run-2") +
+                      [case_record(cs[3], "oracle", "pass", run_id="run-2")])
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d")]) == EXIT_DIVERGED
+    assert "adapter torch: 1 cases of base have no record in new" in capsys.readouterr().err
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d"), "--allow-lost-coverage"]) == EXIT_OK
+    # cases only in new are gained coverage, not lost
+    assert main(["diff", str(new), str(base), "--out", str(tmp_path / "d")]) == EXIT_OK
+
+
+@pytest.mark.parametrize("field, kw", [("corpus_hash", {"corpus_hash": "sha256:" + "cd" * 32}),
+                                       ("suite_version", {"suite_version": "0.2.0"})])
+def test_diff_refuses_runs_of_another_corpus_or_suite(tmp_path, capsys, field, kw):
+    cs = [clip_case(n=3 + i, seed=i) for i in range(3)]
+    base, new = _pair(tmp_path, _same_verdicts(cs), _same_verdicts(cs, run_id="run-2"), **kw)
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d")]) == EXIT_INCOMPATIBLE
+    assert f"error: the runs differ in {field}" in capsys.readouterr().err
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d"), "--allow-lost-coverage"]) == EXIT_OK
+
+
+def test_diff_a_regression_still_gates_when_lost_coverage_is_allowed(tmp_path):
+    cs = [clip_case(n=3 + i, seed=i) for i in range(3)]
+    new = [case_record(cs[0], "torch", "crash", run_id="run-2")]
+    base, new = _pair(tmp_path, _same_verdicts(cs), new)
+    assert main(["diff", str(base), str(new), "--out", str(tmp_path / "d"), "--allow-lost-coverage"]) == EXIT_DIVERGED
+
+
+def _complete_shards(tmp_path, n_cases=9, drop=None, no_end=None, only=(0, 1, 2)):
+    """Three shards of an n_cases corpus declared in every header; `drop`: (shard, adapter) losing a record."""
+    cs = [clip_case(n=2 + i, seed=i) for i in range(n_cases)]
+    paths = []
+    for k in only:
+        recs = [case_record(c, a, "pass", run_id=f"s{k}") for c in cs[k::3] for a in ("oracle", "torch")]
+        if drop and drop[0] == k:       # the shard's first record of that adapter is lost
+            recs.remove(next(r for r in recs if r["adapter"] == drop[1]))
+        paths.append(write_results(tmp_path / f"shard{k}.jsonl", recs, run_id=f"s{k}", shard=f"{k + 1}/3",
+                                   cases=n_cases, end=(k != no_end)))
+    return cs, paths
+
+
+def test_merge_of_a_complete_set_says_complete(tmp_path):
+    _, paths = _complete_shards(tmp_path)
+    r = merge(paths, tmp_path / "m.jsonl")
+    assert r["complete"] is True and r["incomplete"] == []
+    end = list(iter_records(tmp_path / "m.jsonl"))[-1]
+    assert end["record"] == "end" and end["complete"] is True
+    assert build_model([tmp_path / "m.jsonl"], catalogue={}).complete
+
+
+@pytest.mark.parametrize("what, kw, says", [
+    ("a missing shard", {"only": (0, 2)}, "shard 2/3 missing: the shards do not cover the corpus"),
+    ("a shard without its end record", {"no_end": 1}, "shard1.jsonl: no end record"),
+    ("a shard missing a case", {"drop": (2, "torch")}, "adapter torch: 8 of the corpus's 9 cases have a record"),
+])
+def test_merge_refuses_an_incomplete_shard_set(tmp_path, capsys, what, kw, says):
+    _, paths = _complete_shards(tmp_path, **kw)
+    out = tmp_path / "m"
+    with pytest.raises(MergeError, match="incomplete"):
+        merge(paths, out / "results.jsonl")
+    assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_INCOMPATIBLE, what
+    err = capsys.readouterr().err
+    assert says in err and "--allow-incomplete" in err, err
+    assert not out.exists() or os.listdir(out) == [], "nothing written"
+    # opted in: written, and marked incomplete where the report reads it
+    assert main(["merge", *map(str, paths), "--out", str(out), "--allow-incomplete"]) == EXIT_OK
+    assert says in capsys.readouterr().err
+    recs = list(iter_records(out / "results.jsonl"))
+    assert recs[-1]["complete"] is False and any(says in line for line in recs[-1]["incomplete"])
+    m = build_model([out / "results.jsonl"], catalogue={})
+    assert m.complete is False and any(says in line for line in m.incomplete)
+    # and merging that merge again stays incomplete
+    assert main(["merge", str(out / "results.jsonl"), "--out", str(tmp_path / "again")]) == EXIT_INCOMPATIBLE
+
+
+def test_model_of_an_interrupted_run_is_incomplete(tmp_path):
+    cs = [clip_case(n=3 + i, seed=i) for i in range(3)]
+    p = write_results(tmp_path / "r.jsonl", _same_verdicts(cs), end=False, cases=3)
+    m = build_model([p], catalogue={})
+    assert not m.complete and m.incomplete == [f"{p}: no end record (an interrupted run; `conform run --resume` "
+                                                "finishes it)"]
+    assert build_model([write_results(tmp_path / "f.jsonl", _same_verdicts(cs), cases=3)], catalogue={}).complete

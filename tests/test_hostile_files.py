@@ -1,4 +1,4 @@
-"""Hostile corpus and results files, fuzzed: each is read or refused with the reader's own error naming file and line.
+"""Hostile corpus and results files, fuzzed: each is refused naming the damaged line, or read back exactly.
 
 Never a KeyError/TypeError/RecursionError from deep inside, never code
 execution (both readers are JSON only), never an allocation driven by a
@@ -10,12 +10,15 @@ import re
 import tracemalloc
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conform import runner
-from contract.codec import CodecError
-from reports.results import ResultsError, iter_records, read_case, read_values
+from contract.codec import CodecError, encode_array
+from contract.inputfile import InputFileError
+from contract.results import ResultsError, iter_records, read_case, read_values
+from reports.render import write_report
+from reports.summary import validate
 from suites import corpus as C
 
 from bad_adapters import clip_case, write_corpus
@@ -161,14 +164,33 @@ raw_garbage = (st.text(max_size=60).map(lambda s: s.replace("\n", " ").replace("
 
 # ---- corpus reader -------------------------------------------------------------------------
 
+CASE_DEFAULTS = {"origin": "generated", "label": "", "clauses": []}     # Case.from_json's, for absent fields
+
+
+def refused_where_damaged(error, path, i):
+    """A refusal must name the damaged line i + 1; a changed header (i == 0) may instead be caught
+    where a later line or the case count contradicts it."""
+    assert isinstance(error, InputFileError) and error.path == str(path), f"actual: {error!r}"
+    assert error.line == i + 1 or i == 0, f"actual: {error}; expected: refused at line {i + 1}"
+    assert f"{path}:{i + 1}: " in str(error) or i == 0, str(error)
+
+
 @FUZZ
 @given(data=st.data())
-def test_corpus_reader_refuses_mutated_records_with_file_and_line(workdir, corpus_lines, data):
+def test_a_mutated_corpus_line_is_refused_at_that_line_or_read_back_exactly(workdir, corpus_lines, data):
     i = data.draw(st.integers(0, len(corpus_lines) - 1), label="line index")
     new = data.draw(json_mutation(corpus_lines[i]) | raw_garbage, label="new line")
     lines = corpus_lines[:i] + [new] + corpus_lines[i + 1:]
     path = write(workdir / "fuzz_corpus.jsonl", lines)
-    refused_with_file_and_line(read_corpus, CodecError, path, len(lines))
+    try:
+        cases = list(C.iter_corpus(path))
+    except CodecError as e:
+        event("refused")
+        refused_where_damaged(e, path, i)
+        return
+    event("accepted")
+    # Accepted: the cases are exactly what the lines say, nothing coerced or dropped.
+    assert [c.to_json() for c in cases] == [{**CASE_DEFAULTS, **json.loads(line)} for line in lines[1:]]
 
 
 @FUZZ
@@ -186,14 +208,37 @@ def test_corpus_reader_refuses_truncation_anywhere(workdir, corpus_lines, data):
 
 # ---- results reader ------------------------------------------------------------------------
 
-@FUZZ
+@settings(FUZZ, max_examples=80)
 @given(data=st.data())
-def test_results_reader_refuses_mutated_records_with_file_and_line(workdir, results_lines, data):
+def test_a_mutated_results_line_is_refused_at_that_line_or_read_back_and_reported(workdir, results_lines, data):
     i = data.draw(st.integers(0, len(results_lines) - 1), label="line index")
     new = data.draw(json_mutation(results_lines[i]) | raw_garbage, label="new line")
     lines = results_lines[:i] + [new] + results_lines[i + 1:]
     path = write(workdir / "fuzz_results.jsonl", lines)
-    refused_with_file_and_line(read_results, ResultsError, path, len(lines))
+    try:
+        recs = read_results(path)
+    except ResultsError as e:
+        event("refused")
+        refused_where_damaged(e, path, i)
+        return
+    event("accepted")
+    # Accepted: every record is exactly its line, every case and value reads back to its encoding,
+    # and the report renders with a summary.json that is strict JSON valid against its schema.
+    assert recs == [json.loads(line) for line in lines]
+    for rec in recs:
+        if rec["record"] == "case":
+            assert read_case(rec).to_json() == {**CASE_DEFAULTS, **rec["case"]}
+            for which in ("actual_values", "expected_values"):
+                stored = {k: v for k, v in rec.get(which, {}).items() if "unencodable" not in v}
+                assert {k: encode_array(v) for k, v in read_values(rec, which).items()} == stored
+    out = write_report([path], workdir / "fuzz_report")
+    summary = json.loads((workdir / "fuzz_report" / "summary.json").read_text(), parse_constant=_no_constant)
+    validate(summary)
+    assert summary["run"]["records"] == out["records"]
+
+
+def _no_constant(name):
+    raise AssertionError(f"summary.json holds {name}: not JSON")
 
 
 @FUZZ

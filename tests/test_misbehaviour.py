@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conform import runner
-from reports.results import iter_records
+from contract.results import iter_records
 
 from bad_adapters import write_corpus
 from misbehaving_adapters import PID_DIR_ENV, clip_case

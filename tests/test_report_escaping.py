@@ -1,4 +1,5 @@
 """Text from a candidate (exception messages, stderr, labels) reaches the report as text, never as markup."""
+import json
 import re
 
 from reports.render import write_report
@@ -15,8 +16,13 @@ def test_exception_message_with_html_is_escaped(tmp_path):
     write_results(tmp_path / "r.jsonl", [rec])
     write_report([tmp_path / "r.jsonl"], tmp_path / "out")
     html = (tmp_path / "out" / "report.html").read_text()
-    # The only <script> element is the report's own.
-    assert len(re.findall(r"<script\b", html)) == 1, "a candidate's <script> became markup"
+    # The only <script> elements are the report's own: its code and its data block (JSON, not run).
+    assert re.findall(r"<script\b[^>]*>", html) == ['<script type="application/json" id="failing-data">', "<script>"], \
+        "a candidate's <script> became markup"
+    data = re.search(r'<script type="application/json" id="failing-data">(.*?)</script>', html, re.S).group(1)
+    assert "<" not in data and ">" not in data, "the data block could be closed early by a candidate's text"
+    rows = json.loads(data)["rows"]
+    assert rows[0][3].startswith("raised RuntimeError: <script>alert(") and rows[0][2] == "<b>label</b>"
     assert "<img src=x" not in html and "<b>label</b>" not in html
     assert "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &lt;/pre&gt;" in html
     assert "[ERROR] &lt;script&gt;x()&lt;/script&gt;" in html

@@ -66,7 +66,7 @@ def test_failure_is_attributed_to_the_documented_error_clause(tmp_path):
     rec["expected"] = "raises TypeError (CL-BOUND-DTYPE)"
     rec["clauses"] = ["CL-BOUND-DTYPE", "CL-FORMULA"]
     m = _model(tmp_path, [rec])
-    assert list(m.groups) == [("clip", "torch", "wrong-error-class", "CL-BOUND-DTYPE")]
+    assert list(m.groups) == [("clip", "torch", "wrong-error-class", "CL-BOUND-DTYPE", False)]
     assert m.clause_stats[("CL-FORMULA", "torch")]["fail"] == 0
 
 
@@ -88,7 +88,7 @@ def test_failure_is_attributed_to_the_least_cited_clause_it_cites(tmp_path):
     m = _model(tmp_path, recs)
     (g,) = m.groups.values()
     assert (g.clause, g.count) == ("CL-NAN-BOUND", 2)
-    assert g.minimal["case"]["label"] == "clip n=3 seed=7" and len(g.examples) == 1
+    assert g.minimal["case"]["label"] == "clip n=3 seed=7" and len(g.rows) == 2
     assert m.clause_stats[("CL-NAN-BOUND", "torch")]["fail"] == 2
     assert m.clause_stats[("CL-FORMULA", "torch")]["fail"] == 0
     assert m.clause_stats[("CL-BROADCAST", "torch")]["other"] == 1
@@ -104,14 +104,53 @@ def test_spec_findings_collect_what_each_adapter_does_on_gap_clauses(tmp_path):
     assert m.gap_outcomes[("CL-GAP-NAN-X", "oracle")] == {"pass: returned": 1}
 
 
-def test_failure_group_keeps_smallest_case_and_caps_examples(tmp_path):
+def test_failure_group_keeps_smallest_case_and_every_case_row(tmp_path):
     sizes = [9, 3, 12, 5, 7, 8, 10, 11, 4, 6]
     recs = [case_record(clip_case(n=n, seed=n), "torch", "value-mismatch") for n in sizes]
     m = _model(tmp_path, recs)
     (g,) = m.groups.values()
     assert (g.op, g.adapter, g.verdict, g.clause, g.count) == ("clip", "torch", "value-mismatch", "CL-FORMULA", 10)
     assert g.minimal["case"]["label"] == "clip n=3 seed=3", "the smallest input is the minimal case"
-    assert len(g.examples) == M.EXAMPLES_CAP and g.count - 1 - len(g.examples) == 4
+    # every failing case stays reachable: one short row each, in reading order
+    assert [r.case_id for r in g.rows] == [r["case_id"] for r in recs]
+    assert [r.label for r in g.rows] == [f"clip n={n} seed={n}" for n in sizes]
+    assert all(r.outcome.startswith("returned out: 1 of") and r.reason == "" for r in g.rows)
+
+
+def test_gate_counts_unlisted_and_listed_divergences(tmp_path):
+    """docs/CLI.md: exit 1 when a divergence is unlisted, else 0; per adapter and per op as well."""
+    _, recs = small_run(4)                         # torch: a mismatch and an error, unlisted
+    listed = [case_record(clip_case(n=2 + i, seed=50 + i), "vendor", "crash", expected_divergence="known")
+              for i in range(3)]
+    recs += listed + [case_record(clip_case(n=9), "vendor", "pass"), case_record(clip_case(n=9), "vendor", "extension")]
+    m = _model(tmp_path, recs)
+    assert m.gate() == {"unlisted": 2, "expected": 3, "exit_code": 1}
+    assert m.gate(adapter="torch") == {"unlisted": 2, "expected": 0, "exit_code": 1}
+    assert m.gate(adapter="vendor") == {"unlisted": 0, "expected": 3, "exit_code": 0}
+    assert m.gate(adapter="oracle") == {"unlisted": 0, "expected": 0, "exit_code": 0}
+    assert m.gate(adapter="vendor", op="clip") == m.gate(adapter="vendor")
+    assert m.gate(op="setitem") == {"unlisted": 0, "expected": 0, "exit_code": 0}
+
+
+def test_listed_and_unlisted_failures_never_share_a_group(tmp_path):
+    a, b = clip_case(n=3, seed=1), clip_case(n=4, seed=2)
+    recs = [case_record(a, "torch", "value-mismatch", expected_divergence="torch rounds"),
+            case_record(b, "torch", "value-mismatch")]
+    m = _model(tmp_path, recs)
+    groups = sorted(m.groups.values(), key=lambda g: g.listed)
+    assert [(g.listed, g.count, g.expected_divergences) for g in groups] == [(False, 1, 0), (True, 1, 1)]
+    assert groups[1].rows[0].reason == "torch rounds" and groups[0].rows[0].reason == ""
+    assert groups[0].key != groups[1].key
+    assert m.sorted_groups()[0].listed is False, "unlisted first: they fail the gate"
+
+
+def test_agreement_says_how_many_differences_are_both_conforming(tmp_path):
+    """An extension and a rejection of the same unsupported input are different answers, both conforming."""
+    c, d = clip_case(n=3), clip_case(n=4)
+    recs = [case_record(c, "oracle", "pass"), case_record(c, "torch", "extension"),
+            case_record(d, "oracle", "pass"), case_record(d, "torch", "value-mismatch")]
+    cell = _model(tmp_path, recs).agreement()[("oracle", "torch")]
+    assert (cell["shared"], cell["same"], cell["differ_count"], cell["differ_conforming"]) == (2, 0, 2, 1)
 
 
 def test_duplicate_records_count_once(tmp_path):

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from adapters.base import Outcome
-from reports.results import (ResultsError, ResultsWriter, case_record, end_record, iter_records, read_case,
-                             read_values, run_record, summarize)
+from contract.codec import encode_array
+from contract.results import (ResultsError, ResultsWriter, case_record, end_record, iter_records, read_case,
+                              read_values, run_record)
 from suites.judge import judge
 
 from bad_adapters import GoodClip, clip_case, clip_expectation
@@ -37,7 +38,7 @@ def test_round_trip_keeps_cases_and_values(tmp_path):
     assert read_values(rec)["out"].tolist() == [9, 9, 9]
     assert read_values(rec, "expected_values")["out"].tolist() == [2, 5, 2]
     assert rec["repro"] and rec["mismatch"]["count"] == 3
-    assert summarize(str(p))["counts"] == {"value-mismatch": 3}
+    assert recs[-1]["counts"] == {"value-mismatch": 3} and recs[-1]["cases"] == 3
 
 
 def test_each_record_is_on_disk_before_the_next_is_written(tmp_path):
@@ -69,14 +70,14 @@ def _damage(tmp_path, lineno, new):
 
 
 @pytest.mark.parametrize("lineno, new, match", [
-    (2, "{not json\n", r"r\.jsonl:2: not a JSON line"),
+    (2, "{not json\n", r"r\.jsonl:2: not JSON"),
     (3, "[1, 2]\n", r"r\.jsonl:3: a record must be a JSON object"),
-    (2, '{"record": "case", "schema": 2}\n', r"r\.jsonl:2: schema '2' is not supported"),
+    (2, '{"record": "case", "schema": 2}\n', r"r\.jsonl:2: schema 2 is not supported"),
     (2, '{"record": "nope", "schema": 1}\n', r"r\.jsonl:2: 'record' must be one of"),
     (2, '{"record": "case", "schema": 1, "run_id": "r1"}\n', r"r\.jsonl:2: case record field 'case_id'"),
     (1, '{"record": "end", "schema": 1, "run_id": "r1", "cases": 1, "counts": {}}\n', r"r\.jsonl:1: the first record"),
     (5, '{"record": "end", "schema": 1, "run_id": "r1", "cases": true, "counts": {}}\n', r":5: end record field 'cases'"),
-    (3, '\xff\n', r"r\.jsonl:3: not a JSON line"),
+    (3, '\xff\n', r"r\.jsonl:3: not UTF-8"),
 ])
 def test_other_damage_is_refused_with_file_and_line(tmp_path, lineno, new, match):
     p = _damage(tmp_path, lineno, new)
@@ -93,7 +94,7 @@ def test_a_torn_line_in_the_middle_is_damage(tmp_path):
     lines = p.read_text().splitlines(keepends=True)
     lines[2] = lines[2][:40] + "\n"
     p.write_text("".join(lines))
-    with pytest.raises(ResultsError, match=r":3: not a JSON line"):
+    with pytest.raises(ResultsError, match=r":3: not JSON"):
         list(iter_records(str(p)))
 
 
@@ -123,7 +124,7 @@ def test_bad_case_content_is_refused_by_read_case(tmp_path):
 
 
 def test_a_huge_line_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
-    import reports.results as R
+    import contract.results as R
     monkeypatch.setattr(R, "MAX_LINE", 1000)
     p = tmp_path / "r.jsonl"
     _write(p)
@@ -131,7 +132,7 @@ def test_a_huge_line_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
         list(iter_records(str(p)))
 
 
-# ---- fuzz: hostile files get a ResultsError, never another exception ---------------------------
+# ---- fuzz: a hostile record is refused naming its line, or read back exactly ---------------------
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
@@ -148,14 +149,31 @@ def _fuzz_file(lines: bytes) -> str:
     return path
 
 
-def _read_all(path):
+CASE_DEFAULTS = {"origin": "generated", "label": "", "clauses": []}
+
+
+def _read_all(path, fuzzed: bytes):
+    """The fuzzed lines (after the header) are refused naming one of them, or read back exactly:
+    each record is its line, each case and array decodes and re-encodes to what the file holds."""
     try:
-        for rec in iter_records(path):
-            if rec["record"] == "case":
-                read_case(rec, path, 0)
-                read_values(rec, "actual_values", path, 0)
-    except ResultsError as e:
-        assert path in str(e)
+        with open(path, "rb") as f:
+            data = f.read()
+        recs = []
+        try:
+            for n, rec in enumerate(iter_records(path), 1):
+                if rec["record"] == "case":
+                    assert read_case(rec, path, n).to_json() == {**CASE_DEFAULTS, **rec["case"]}
+                    for which in ("actual_values", "expected_values"):
+                        stored = {k: v for k, v in rec.get(which, {}).items() if "unencodable" not in v}
+                        assert {k: encode_array(v) for k, v in read_values(rec, which, path, n).items()} == stored
+                recs.append(rec)
+        except ResultsError as e:
+            last = 1 + fuzzed.count(b"\n")
+            assert e.path == path and 2 <= e.line <= last, f"actual: {e}; expected: a line in 2..{last}"
+            assert f"{path}:{e.line}: " in str(e)
+            return "refused"
+        assert recs == [json.loads(line) for line in data.splitlines()], "actual: records differ from their lines"
+        return "accepted"
     finally:
         os.unlink(path)
 
@@ -163,14 +181,15 @@ def _read_all(path):
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300))
 def test_fuzz_arbitrary_bytes(data):
-    _read_all(_fuzz_file(data + b"\n"))
+    assert _read_all(_fuzz_file(data + b"\n"), data + b"\n") == "refused"      # no bytes after a header make a record
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from(["record", "schema", "run_id", "case_id", "op", "adapter", "verdict",
                                         "clauses", "case", "actual_values"]), _json, max_size=10))
 def test_fuzz_records_with_wrong_fields(rec):
-    _read_all(_fuzz_file(json.dumps(rec).encode() + b"\n"))
+    line = json.dumps(rec).encode() + b"\n"
+    _read_all(_fuzz_file(line), line)
 
 
 @settings(max_examples=200, deadline=None)
@@ -179,7 +198,8 @@ def test_fuzz_a_case_field_of_a_valid_record(field, value):
     c = clip_case("fuzz")
     rec = case_record("r1", judge(c, clip_expectation(c), GoodClip().run(c), GoodClip()), c)
     rec["case"][field] = value
-    _read_all(_fuzz_file(json.dumps(rec).encode() + b"\n"))
+    line = json.dumps(rec).encode() + b"\n"
+    _read_all(_fuzz_file(line), line)
 
 
 @settings(max_examples=200, deadline=None)
@@ -191,4 +211,5 @@ def test_fuzz_array_encodings(arr):
     rec = case_record("r1", judge(c, clip_expectation(c), GoodClip().run(c), GoodClip()), c)
     rec["case"]["inputs"]["x"] = arr
     rec["actual_values"] = {"out": arr}
-    _read_all(_fuzz_file(json.dumps(rec).encode() + b"\n"))
+    line = json.dumps(rec).encode() + b"\n"
+    _read_all(_fuzz_file(line), line)

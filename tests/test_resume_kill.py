@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from reports.results import iter_records
+from contract.results import iter_records
 from suites import corpus as C
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -166,7 +166,8 @@ def test_a_worker_stuck_in_a_hang_dies_with_a_sigkilled_harness(tmp_path):
     from bad_adapters import write_corpus
     from misbehaving_adapters import clip_case
     corpus = tmp_path / "corpus.jsonl"
-    write_corpus(str(corpus), [clip_case("ok"), clip_case("hang"), clip_case("after")])
+    # distinct contents: a corpus holds each case id once
+    write_corpus(str(corpus), [clip_case(lbl, x=[1.0, 5.0, 9.0, float(i)]) for i, lbl in enumerate(["ok", "hang", "after"])])
     out = tmp_path / "out"
     token = str(tmp_path)
     args = ["run", "--adapter", "misbehaving_adapters:Stubborn", "--corpus", str(corpus), "--out", str(out),

@@ -38,12 +38,44 @@ def test_summary_counts_match_the_results(summary):
     assert torch["clauses"]["CL-FORMULA"] == {"op": "clip", "cases": 6, "pass": 3, "fail": 2, "met": False}
 
 
+def test_summary_carries_the_gate(tmp_path):
+    """Unlisted and listed divergences and the exit code (docs/CLI.md), per run, implementation and op."""
+    _, recs = small_run(4)                                   # torch: 2 unlisted
+    recs += [case_record(clip_case(n=2 + i, seed=40 + i), "vendor", "timeout", expected_divergence="slow")
+             for i in range(2)]
+    write_results(tmp_path / "r.jsonl", recs, adapters=("oracle", "torch", "vendor"))
+    write_report([tmp_path / "r.jsonl"], tmp_path / "out")
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    validate(s)
+    assert s["gate"] == {"unlisted": 2, "expected": 2, "exit_code": 1}
+    impl = {i["library"]: i for i in s["implementations"]}
+    assert impl["torch"]["gate"] == {"unlisted": 2, "expected": 0, "exit_code": 1}
+    assert impl["vendor"]["gate"] == {"unlisted": 0, "expected": 2, "exit_code": 0}
+    assert impl["oracle"]["gate"] == {"unlisted": 0, "expected": 0, "exit_code": 0}
+    assert impl["vendor"]["ops"]["clip"]["gate"] == {"unlisted": 0, "expected": 2}
+
+
+def test_a_1_0_summary_without_the_gate_still_validates(summary):
+    """1.1 only added optional fields: a 1.0 consumer's files stay valid."""
+    old = copy.deepcopy(summary)
+    old["summary_version"] = "1.0"
+    old.pop("gate")
+    for i in old["implementations"]:
+        i.pop("gate")
+        for o in i["ops"].values():
+            o.pop("gate")
+    validate(old)
+
+
 @pytest.mark.parametrize("tamper", [
     lambda s: s.pop("implementations"),
     lambda s: s["implementations"][0]["totals"].__setitem__("pass", -1),
     lambda s: s["implementations"][0]["totals"].__setitem__("passed", 1),
     lambda s: s.__setitem__("summary_version", "2.0"),
     lambda s: s["implementations"][0]["ops"]["clip"].pop("counts"),
+    lambda s: s["gate"].__setitem__("exit_code", 2),
+    lambda s: s["gate"].pop("unlisted"),
+    lambda s: s["implementations"][1]["gate"].__setitem__("expected", -1),
 ])
 def test_schema_rejects_a_broken_summary(summary, tamper):
     bad = copy.deepcopy(summary)

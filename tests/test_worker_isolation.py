@@ -135,7 +135,7 @@ def test_children_left_behind_die_with_the_worker(handles):
     h = handles("Noisy")
     assert h.run(clip_case("fork")).kind == RETURNED
     pgid = h.proc.pid
-    assert len(_live_in_group(pgid)) == 2       # the worker and the child it forked
+    assert len(_live_in_group(pgid)) == 3       # the keeper, the worker and the child it forked
     h.close()
     time.sleep(0.2)
     assert _live_in_group(pgid) == []

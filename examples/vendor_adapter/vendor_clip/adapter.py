@@ -54,21 +54,14 @@ class VendorClipAdapter(Adapter):
             return vendor_clip.Element(spec["value"], dtype_from_name(spec["dtype"]))
         return spec["value"]         # int or float, passed as the Python scalar a user writes
 
-    def repro(self, case) -> str:
-        from adapters.repro import array_literal, scalar_text
-        lines = ["import numpy as np", "import vendor_clip", f"x = {array_literal(case.inputs['x'])}"]
-        args = []
-        for which in ("min", "max"):
-            spec = case.params.get(which)
-            if spec is None:
-                continue
-            if spec["kind"] == "tensor":
-                lines.append(f"{which} = {array_literal(case.inputs[which])}")
-                args.append(f"{which}={which}")
-            elif spec["kind"] == "element":
-                args.append(f"{which}=vendor_clip.Element({scalar_text(spec['value'])}, np.dtype({spec['dtype']!r}))")
-            else:
-                args.append(f"{which}={scalar_text(spec['value'])}")
-        lines.append(f"out = vendor_clip.clip(x, {', '.join(args)})")
-        lines.append("print(out)")
-        return "\n".join(lines)
+    def repro(self, case, expectation=None) -> str:
+        """The call in the vendor's own syntax; with the suite's Expectation it also checks the documents'
+        answer, so the script fails exactly where the case fails (adapters/repro.py compose)."""
+        from adapters.repro import clip_bound_texts, compose, scalar_text
+        if case.op not in self.ops:
+            return f"# {self.name} implements only clip\n"
+        lo, hi = clip_bound_texts(
+            case, lambda v, dt: f"vendor_clip.Element({scalar_text(v)}, np.dtype({dt!r}))")
+        return compose(case, expectation, title="vendor_clip.clip", imports=["import vendor_clip"],
+                       call=[f"out = vendor_clip.clip(x, min={lo}, max={hi})"], show=["print(out)"],
+                       outputs={"out": "out", "x": "x"})

@@ -1,0 +1,101 @@
+"""A worker's process tree, read from /proc: find it, measure it, kill it.  Standard library only
+(the keeper imports it before anything else).
+
+A worker is a subreaper (adapters.keeper), so whatever the candidate starts stays in the tree under
+it, whatever it does to its session, process group or environment: the tree is the whole truth of
+what the candidate left running, and the only handle on it that a candidate cannot shed.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def prctl(option: int, value: int) -> bool:
+    """prctl(2) through libc; False where there is none (not Linux)."""
+    try:
+        f = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return False
+    return f(option, value, 0, 0, 0) == 0
+
+
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when the thread that started it ends (Linux only)."""
+    if prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL)) and os.getppid() == 1:
+        os._exit(1)     # the parent died before the call
+
+
+# Some kernels are built without CONFIG_PROC_CHILDREN: then every process's parent is read instead.
+_CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def children(pid: int) -> list:
+    """Direct children of `pid` (every thread's), [] when it is gone."""
+    if not _CHILDREN_FILES:
+        return _children_by_scan(pid)
+    out = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out.extend(int(c) for c in f.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _children_by_scan(pid: int) -> list:
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:         # no /proc at all: nothing can be found
+        return out
+    for name in names:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def descendants(pid: int) -> list:
+    """Every process below `pid`, parents before their children."""
+    out, todo, seen = [], [pid], {pid}
+    while todo:
+        for c in children(todo.pop()):
+            if c not in seen:
+                seen.add(c)
+                out.append(c)
+                todo.append(c)
+    return out
+
+
+def kill_all(pids) -> None:
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def rss_mb(pids) -> int:
+    """Resident memory of these processes together, in MB (0 for the gone, or without /proc)."""
+    pages = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                pages += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return pages * os.sysconf("SC_PAGE_SIZE") >> 20

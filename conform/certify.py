@@ -1,0 +1,87 @@
+"""`conform certify`: run the corpus on one adapter (profile `certify`), then write its certificate.
+
+The run is conform.runner.run limited to the claimed ops (`--op`, default the
+adapter's own `ops`); the certificate is reports.certify's, built from the
+results file plus the adapter's identity, which its worker measures
+(adapters/identity.py: the source file that defines the adapter class, and the
+installed distribution that provides its module).  The byte format of every
+hash is in docs/CERTIFY.md; conform/verify.py recomputes them.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_USAGE
+
+from . import runner
+
+PROFILE = "certify"
+
+
+class CertifyError(RuntimeError):
+    """The adapter cannot be certified as asked; exit_code is the command's exit code (docs/CLI.md)."""
+
+    def __init__(self, message, exit_code=EXIT_ADAPTER):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False, case_timeout=None, resume=False,
+            jobs=1, python=None) -> dict:
+    """Run the claimed ops' cases of the corpus (default: the shipped one) on one adapter; write
+    out_dir/results.jsonl, report.html, summary.json and certificate.json; return the certificate.
+
+    `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses)."""
+    from reports.certify import write_certificate
+    pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
+    if pythons and in_process:
+        raise CertifyError("--python and --in-process exclude each other: an in-process adapter runs "
+                           "in this interpreter", EXIT_USAGE)
+    info = probe_adapter(adapter_spec, pythons, in_process)
+    claims = claimed_ops(info, ops)
+    identity = info.identity
+    out = Path(out_dir)
+    result = runner.run([adapter_spec], corpus=corpus, out_dir=str(out), case_timeout=case_timeout, jobs=jobs,
+                        in_process=in_process, profile=PROFILE, resume=resume, ops=claims, pythons=pythons)
+    if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
+        raise CertifyError(result.message or f"the run stopped with exit code {result.exit_code}", result.exit_code)
+    if not Path(result.results_path).is_file():
+        raise CertifyError(f"the run wrote no results file at {result.results_path}", EXIT_BAD_INPUT)
+    return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity)
+
+
+def probe_adapter(spec, pythons=None, in_process=False):
+    """What the adapter's worker says of it (adapters.pool.probe, with its identity), available; else
+    CertifyError(EXIT_ADAPTER) before any corpus is read or folder made.  The candidate's module is
+    imported in the worker only, under the interpreter the run gives it (adapters.environments;
+    in-process: this one)."""
+    from adapters.environments import InterpreterError, interpreter_for
+    from adapters.pool import probe
+    try:
+        python = None if in_process else interpreter_for(spec, pythons)
+    except InterpreterError as e:
+        raise CertifyError(str(e), e.exit_code) from None
+    info = probe(spec, python=python, identify=True)
+    if not info.available:
+        raise CertifyError(f"adapter {spec!r} is not available: {info.reason}")
+    if not info.identity or "error" in info.identity:
+        raise CertifyError(f"adapter {spec!r}: its source and package cannot be measured: "
+                           f"{(info.identity or {}).get('error', 'the worker did not say')}")
+    return info
+
+
+def claimed_ops(adapter, ops=None) -> list:
+    """The ops certified: those asked for (each must be one the adapter implements), else all it implements."""
+    from contract.case import OPS
+    declared = [op for op in OPS if op in adapter.ops]
+    if not ops:
+        return declared
+    unknown = [op for op in ops if op not in OPS]
+    if unknown:
+        raise CertifyError(f"--op {', '.join(unknown)}: not an op; ops are {', '.join(OPS)}", EXIT_USAGE)
+    foreign = [op for op in ops if op not in declared]
+    if foreign:
+        raise CertifyError(f"--op {', '.join(foreign)}: adapter {adapter.name} does not implement "
+                           f"{'it' if len(foreign) == 1 else 'them'} (its ops: {', '.join(declared)})", EXIT_USAGE)
+    return [op for op in OPS if op in ops]

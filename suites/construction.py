@@ -1,0 +1,72 @@
+"""The construction check: one case, inputs built two user-plausible ways, must give one answer.
+
+A tensor that borrows NumPy's memory (`torch.from_numpy`, `mindspore.Tensor.from_numpy`) can behave
+differently from one the framework allocated itself (`torch.tensor`, `mindspore.Tensor(ndarray)`): the
+adapters build inputs the documented way by default, and `conform run --construction-check` also runs
+each case as `NAME@WAY` for every other way the adapter declares (adapters.base.Adapter.constructions)
+and reports each case whose verdict or values change.  A difference is a finding like a divergence:
+fixed in the adapter, or listed in the adapter's expectations file under the key
+`construction/{way}/{op}/{default verdict}/{other verdict}/{sorted clauses joined by ','}/{case_id}`,
+optionally with `~ regex` searched in the two outcome summaries.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def base_name(adapter_name: str) -> str:
+    """'torch@from_numpy' -> 'torch': a construction variant is the same candidate, with its expectations."""
+    return adapter_name.partition("@")[0]
+
+
+def answer(verdict) -> tuple:
+    """What a verdict says the adapter answered, comparable between two constructions of one case."""
+    values = ""
+    if verdict.actual_values:
+        h = hashlib.sha256()
+        for name in sorted(verdict.actual_values):
+            a = np.ascontiguousarray(verdict.actual_values[name])
+            h.update(f"{name}:{a.dtype}:{a.shape}".encode())
+            h.update(a.tobytes())
+        values = h.hexdigest()[:16]
+    err = verdict.error or {}
+    return verdict.verdict, err.get("actual_class") or "", tuple(verdict.notes), values
+
+
+@dataclass
+class Difference:
+    adapter: str
+    way: str
+    case_id: str
+    op: str
+    default: str            # the verdict with inputs built the documented way
+    other: str              # the verdict with inputs built `way`
+    default_outcome: str
+    other_outcome: str
+    clauses: tuple = ()
+    listed: str = ""        # the expectations line's reason, when one lists it
+
+    def key(self) -> str:
+        return (f"construction/{self.way}/{self.op}/{self.default}/{self.other}/{','.join(sorted(self.clauses))}/"
+                f"{self.case_id}")
+
+    def to_json(self) -> dict:
+        return {**self.__dict__, "key": self.key()}
+
+
+def differences(case, verdicts) -> list:
+    """Each pair (default, NAME@WAY) among one case's verdicts whose answers differ."""
+    by_name = {v.adapter: v for v in verdicts}
+    out = []
+    for v in verdicts:
+        base, _, way = v.adapter.partition("@")
+        if not way or base not in by_name:
+            continue
+        d = by_name[base]
+        if answer(d) != answer(v):
+            out.append(Difference(base, way, case.id, case.op, d.verdict, v.verdict, d.outcome, v.outcome,
+                                  tuple(d.clauses)))
+    return out

@@ -1,0 +1,488 @@
+"""The run session: what `conform run`, `conform certify` and the pytest plugin share.
+
+A session selects and opens adapters (their availability is asked of the
+worker, which is where a candidate's code runs), builds the results header and
+the run id, computes the oracle's Expectation once per case while the adapters
+work on it, judges each outcome, matches divergences against the expectations
+files and counts what it recorded, and finishes with the end record and the
+expectation patterns that matched nothing.  The drivers only decide where
+records go (one results file, or one part file per pytest-xdist worker) and
+how they report progress.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+from collections import Counter, OrderedDict, deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator, Optional
+
+from contract.case import OPS as _OPS
+from contract.inputfile import InputFileError
+from contract.results import case_record, end_record, run_record
+from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
+
+from .judge import Verdict, judge, record_evidence, record_key
+
+LOOKAHEAD = 2           # cases sent to the workers ahead of the one being judged
+EXPECT_CACHE = 64       # expectations kept, so the per-adapter test items of one case share one
+
+
+class SessionError(Exception):
+    """A session that cannot start; `exit_code` says why (contract.vocabulary)."""
+
+    def __init__(self, message, exit_code):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# ---- shards ------------------------------------------------------------------------------
+
+def parse_shard(text):
+    """'K/N' -> (K, N) with 1 <= K <= N; None or '' is the whole corpus."""
+    if text in (None, ""):
+        return 1, 1
+    try:
+        k, n = (int(x) for x in str(text).split("/"))
+    except ValueError:
+        raise SessionError(f"--shard must be K/N (e.g. 2/3), got {text!r}", EXIT_USAGE) from None
+    if not 1 <= k <= n:
+        raise SessionError(f"--shard {text}: need 1 <= K <= N", EXIT_USAGE)
+    return k, n
+
+
+def in_shard(case_id: str, k: int, n: int) -> bool:
+    # By content hash, not position: a case stays in its shard when others are added or removed.
+    return n == 1 or int(case_id[:15], 16) % n == k - 1
+
+
+# ---- the corpus ----------------------------------------------------------------------------
+
+class CorpusSource:
+    """A corpus file read lazily, so a 100,000-case run never holds the corpus in memory.
+
+    `hash` is the corpus hash, `declared` the case count its header declares (None if unknown).
+    Iterating yields Cases; a malformed line raises SessionError(EXIT_BAD_INPUT) with file:line.
+    """
+
+    def __init__(self, path=None):
+        from . import corpus as C
+        self._C = C
+        self.path = str(path) if path is not None else str(C.DEFAULT_PATH)
+        try:
+            if path is None and not os.path.exists(self.path):
+                C.load_corpus(None)         # raises the corpus module's own "build it" message
+            self.hash = C.corpus_hash(self.path)
+        except InputFileError as e:     # names the file (and line) itself
+            raise SessionError(str(e), EXIT_BAD_INPUT) from None
+        except (OSError, ValueError) as e:
+            raise SessionError(f"cannot load corpus {self.path}: {e}", EXIT_BAD_INPUT) from None
+        self.declared = _declared_count(self.path)
+
+    def __iter__(self):
+        it = iter(self._C.iter_corpus(self.path))
+        while True:
+            try:
+                case = next(it)
+            except StopIteration:
+                return
+            except (OSError, ValueError) as e:
+                raise SessionError(f"bad corpus: {e}", EXIT_BAD_INPUT) from None
+            yield case
+
+
+def _declared_count(path):
+    # The corpus header (line 1, suites/corpus.py) declares the count; used for progress and the header.
+    try:
+        with open(path, "rb") as f:
+            head = json.loads(f.readline(1 << 20))
+        n = head.get("cases")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+# ---- adapters --------------------------------------------------------------------------------
+
+def default_specs() -> list:
+    """Every adapter found by name (built-ins and entry points); the unavailable ones are dropped on open."""
+    from adapters.registry import known
+    return sorted(known())
+
+
+def adapter_meta(h) -> dict:
+    """What the results header records of one open adapter."""
+    meta = {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
+            "reason": h.reason, "spec": h.spec}
+    for k in ("python", "python_version", "numpy"):    # the interpreter the worker runs under, where the handle knows it
+        if getattr(h, k, None):
+            meta[k] = getattr(h, k)
+    return meta
+
+
+def _configured() -> dict:
+    """conform.toml's and pyproject.toml's interpreters (adapters.environments), read once per session;
+    a file that cannot be read is SessionError(EXIT_BAD_INPUT) naming it."""
+    from adapters.environments import InterpreterError, configured
+    try:
+        return configured()
+    except InterpreterError as e:
+        raise SessionError(str(e), e.exit_code) from None
+
+
+def _under(h) -> str:
+    from adapters.environments import is_this_interpreter
+    python = getattr(h, "python", None)
+    return "" if is_this_interpreter(python) else f" under {python}"
+
+
+def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
+    # Derived from what was run, so two runs of the same commit give identical files apart from timings.
+    what = [corpus_hash, sorted((a["name"], a["version"]) for a in adapters_meta), shard, profile]
+    blob = json.dumps(what + [list(ops)] if ops else what)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def check_options(case_timeout=None, copies=1, expectations_dir=None, ops=None) -> None:
+    """The option checks of docs/CLI.md, for every driver (conform run, certify, verify, the pytest plugin):
+    SessionError(EXIT_USAGE) for a value no run can use, SessionError(EXIT_BAD_INPUT) for a folder that is
+    not there (a typo must not silently list no expected divergence)."""
+    if case_timeout is not None and (isinstance(case_timeout, bool) or not isinstance(case_timeout, (int, float))
+                                     or not 0 < case_timeout < float("inf")):
+        raise SessionError(f"--case-timeout must be a number of seconds > 0, got {case_timeout!r}", EXIT_USAGE)
+    if copies is not None and (isinstance(copies, bool) or not isinstance(copies, int) or copies < 1):
+        raise SessionError(f"--jobs must be a whole number >= 1, got {copies!r}", EXIT_USAGE)
+    if expectations_dir is not None and not os.path.isdir(expectations_dir):
+        what = "is not a folder" if os.path.exists(expectations_dir) else "does not exist"
+        raise SessionError(f"--expectations {expectations_dir}: {what} (it must be a folder of <adapter>.txt files)",
+                           EXIT_BAD_INPUT)
+    from contract.case import OPS
+    unknown = sorted(set(ops or ()) - set(OPS))
+    if unknown:
+        raise SessionError(f"unknown op {', '.join(unknown)}; ops are {', '.join(OPS)}", EXIT_USAGE)
+
+
+@dataclass
+class Totals:
+    counts: Counter = field(default_factory=Counter)
+    recorded: int = 0                # case records this session produced
+    unlisted: int = 0                # divergences no expectations line covers
+
+
+class RunSession:
+    """One run: adapters, expectations, the header and run id, expect-once-per-case judging, totals.
+
+    `specs`: adapter names or module:Class; None selects every available adapter (an unavailable
+    one is skipped with its reason in `skipped`), while a named one that is unavailable is an error.
+    `copies`: handle sets to open (one per --jobs thread).  `expect`: case -> Expectation (default
+    oracle.expect).  Usable as a context manager; `close()` stops every worker.
+    """
+
+    def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
+                 memory_mb=0, profile="ci", shard=None, copies=1, pythons=None, expect=None,
+                 construction_check=False, ops=None):
+        check_options(case_timeout, copies, expectations_dir, ops)
+        self.explicit = bool(specs)
+        self.specs = list(specs) if specs else None
+        self.corpus_path = corpus
+        self.expectations_dir = expectations_dir
+        self.case_timeout, self.in_process, self.memory_mb = case_timeout, in_process, memory_mb
+        self.profile = profile
+        self.k, self.n = parse_shard(shard)
+        self.copies = 1 if in_process else max(1, int(copies or 1))   # in-process frameworks share one interpreter
+        # --python NAME=PATH; the rest as adapters.environments says (conform.toml, pyproject.toml, the
+        # environment setup.sh built for the adapter, else this interpreter).  In-process: this one.
+        self.pythons = dict(pythons or {})
+        if self.pythons and in_process:
+            raise SessionError("--python and --in-process exclude each other: an in-process adapter runs "
+                               "in this interpreter", EXIT_USAGE)
+        self._files = None if in_process else _configured()
+        self._expect = expect
+        self.construction_check = construction_check
+        self.ops = tuple(op for op in _OPS if op in set(ops)) if ops else None    # a run of some ops only
+        self._source = None
+        self.handle_sets: list = []
+        self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
+        self.expectations: dict = {}
+        self.totals = Totals()
+        self._cache: OrderedDict = OrderedDict()
+
+    # ---- corpus ---------------------------------------------------------------------------
+    @property
+    def source(self) -> CorpusSource:
+        if self._source is None:
+            self._source = CorpusSource(self.corpus_path)
+        return self._source
+
+    @property
+    def shard(self) -> str:
+        return f"{self.k}/{self.n}"
+
+    def cases(self, op: Optional[str] = None) -> Iterator:
+        """The corpus cases of this shard and of the session's ops (of one op, if given), streamed."""
+        for c in self.source:
+            if (op is None or c.op == op) and (not self.ops or c.op in self.ops) and in_shard(c.id, self.k, self.n):
+                yield c
+
+    # ---- adapters -------------------------------------------------------------------------
+    def open(self) -> "RunSession":
+        """Start the adapters (each in its worker, unless in-process) and load their expectations."""
+        if self.handle_sets:
+            return self
+        from adapters.registry import AdapterError, resolve
+        specs = self.specs or default_specs()
+        for spec in specs:          # names that resolve to nothing fail before any worker starts
+            try:
+                resolve(spec)
+            except AdapterError as e:
+                raise SessionError(str(e), EXIT_ADAPTER) from None
+        unknown = sorted(set(self.pythons) - set(specs))
+        if unknown:
+            raise SessionError(f"--python names {', '.join(unknown)}, which this run does not run "
+                               f"(adapters: {', '.join(specs)})", EXIT_USAGE)
+        try:
+            first = self._open_set(specs, select=True)
+            if self.construction_check:     # every other way each adapter builds inputs, beside the default
+                first += self._open_set([f"{h.spec}@{way}" for h in list(first) for way in h.constructions[1:]],
+                                        select=False)
+            self.handle_sets.append(first)
+            for _ in range(self.copies - 1):
+                self.handle_sets.append(self._open_set([h.spec for h in first], select=False))
+        except BaseException:
+            self.close()
+            raise
+        names = [h.name for h in first]
+        if not names:
+            raise SessionError("no adapter is available" + (f" ({'; '.join(self.skipped)})" if self.skipped else ""),
+                               EXIT_ADAPTER)
+        if len(set(names)) != len(names):
+            raise SessionError(f"adapters with the same name given twice: {names}", EXIT_USAGE)
+        from .construction import base_name
+        from .expectations import Expectations, ExpectationsError
+        try:
+            for n in names:     # a construction variant shares its candidate's file (and its match counts)
+                if base_name(n) not in self.expectations:
+                    self.expectations[base_name(n)] = Expectations.for_adapter(base_name(n), self.expectations_dir)
+                self.expectations[n] = self.expectations[base_name(n)]
+        except ExpectationsError as e:
+            raise SessionError(str(e), EXIT_BAD_INPUT) from None
+        return self
+
+    def _open_set(self, specs, select):
+        from adapters.pool import open_handle
+        from adapters.registry import AdapterError, resolve
+        from adapters.environments import InterpreterError
+        from adapters.registry import split_construction
+        handles = []
+        try:
+            for spec in specs:
+                # an adapter named on the command line (--adapter, or --python) must run; one only found may not
+                required = self.explicit or not select or split_construction(spec)[0] in self.pythons
+                try:        # the worker gets module:Class: what a name means is decided here, once
+                    h = open_handle(resolve(spec), in_process=self.in_process, case_timeout=self.case_timeout,
+                                    memory_mb=self.memory_mb, python=self.python_for(spec))
+                except InterpreterError as e:
+                    if required:
+                        raise SessionError(str(e), e.exit_code) from None
+                    self.skipped.append(f"{spec}: {e}")
+                    continue
+                except AdapterError as e:
+                    if required:
+                        raise SessionError(str(e), EXIT_ADAPTER) from None
+                    self.skipped.append(f"{spec}: {e}")
+                    continue
+                h.spec = spec
+                if not h.available:
+                    h.close()
+                    if required:
+                        raise SessionError(f"adapter {spec!r} is not available{_under(h)}: {h.reason}", EXIT_ADAPTER)
+                    self.skipped.append(f"{spec}: {h.reason}")
+                    continue
+                handles.append(h)
+        except BaseException:
+            for h in handles:
+                h.close()
+            raise
+        return handles
+
+    def python_for(self, spec):
+        """The interpreter of `spec`'s worker (None in-process); InterpreterError if it cannot serve."""
+        if self.in_process:
+            return None
+        from adapters.environments import interpreter_for
+        return interpreter_for(spec, self.pythons, files=self._files)
+
+    @property
+    def handles(self) -> list:
+        """The first handle set: one open handle per selected adapter."""
+        return self.open().handle_sets[0]
+
+    def handle(self, spec):
+        for h in self.handles:
+            if h.spec == spec:
+                return h
+        raise KeyError(spec)
+
+    def adapters_meta(self) -> list:
+        return [adapter_meta(h) for h in self.handles]
+
+    def close(self):
+        for hs in self.handle_sets:
+            for h in hs:
+                h.close()
+        self.handle_sets = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- header ---------------------------------------------------------------------------
+    def run_id(self, adapters_meta=None) -> str:
+        meta = self.adapters_meta() if adapters_meta is None else adapters_meta
+        return run_id_of(self.source.hash, meta, self.shard, self.profile, self.ops)
+
+    def header(self, adapters_meta=None) -> dict:
+        meta = self.adapters_meta() if adapters_meta is None else adapters_meta
+        header = run_record(self.run_id(meta), self.source.hash, self.source.declared, meta, profile=self.profile,
+                            shard=self.shard)
+        if self.ops:
+            header["ops"] = list(self.ops)      # conform certify --op: docs/RESULTS.md
+        return header
+
+    # ---- judging ----------------------------------------------------------------------------
+    def expectation(self, case):
+        """oracle.expect(case), once per case: the per-adapter items of one case share the answer."""
+        hit = self._cache.get(case.id)
+        if hit is not None:
+            self._cache.move_to_end(case.id)
+            return hit
+        if self._expect is None:
+            import oracle
+            self._expect = oracle.expect
+        e = self._expect(case)
+        self._cache[case.id] = e
+        if len(self._cache) > EXPECT_CACHE:
+            self._cache.popitem(last=False)
+        return e
+
+    def verdict(self, case, expectation, outcome, handle) -> Verdict:
+        """Judge one outcome and name the expectations line that lists it, if it diverges."""
+        v = judge(case, expectation, outcome, handle)
+        if v.divergent:
+            v.expected_divergence = self.expectations[v.adapter].match(v.key(), v.evidence())
+        return v
+
+    def check(self, case, handle) -> Verdict:
+        """One case through one open handle, judged (the pytest plugin's per-item call)."""
+        expectation = self.expectation(case)
+        handle.submit(case, timeout=self.case_timeout)      # the worker runs while the oracle answers
+        return self.verdict(case, expectation, handle.collect(), handle)
+
+    def record(self, verdict, case, run_id) -> dict:
+        """The case record of a verdict, counted in the totals."""
+        self.totals.counts[verdict.verdict] += 1
+        self.totals.recorded += 1
+        if verdict.divergent and not verdict.expected_divergence:
+            self.totals.unlisted += 1
+        return case_record(run_id, verdict, case)
+
+    def judged(self, cases: Iterable, skip: Callable = lambda case, name: False) -> Iterator:
+        """(case, verdicts, oracle failure) in corpus order, adapters and the oracle overlapping.
+
+        One handle set: up to LOOKAHEAD cases in flight.  Several (--jobs): one thread per set,
+        results still yielded in corpus order.  `skip(case, adapter_name)` leaves out pairs a
+        resumed run already has.
+        """
+        sets = self.open().handle_sets
+        if len(sets) == 1:
+            pending = deque()
+            for case in cases:
+                pending.append(self._submit(case, sets[0], skip))
+                if len(pending) > LOOKAHEAD:
+                    yield self._finish(*pending.popleft())
+            while pending:
+                yield self._finish(*pending.popleft())
+            return
+        free = queue.Queue()
+        for hs in sets:
+            free.put(hs)
+
+        def task(case):
+            hs = free.get()
+            try:
+                return self._finish(*self._submit(case, hs, skip))
+            finally:
+                free.put(hs)
+
+        window = deque()
+        ex = ThreadPoolExecutor(max_workers=len(sets))
+        try:
+            for case in cases:
+                window.append(ex.submit(task, case))
+                if len(window) >= 4 * len(sets):
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        except BaseException:
+            # Ctrl-C, or the caller stopped early: an interrupt must not wait for a hanging case.  Kill
+            # every worker (abort: no descriptor is closed under a thread still reading it), so each
+            # thread's wait ends at once and the threads can be joined before close().
+            for f in window:
+                f.cancel()
+            for hs in sets:
+                for h in hs:
+                    h.abort()
+            raise
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
+
+    def _submit(self, case, handles, skip):
+        todo = [h for h in handles if not skip(case, h.name)]
+        for h in todo:
+            h.submit(case, timeout=self.case_timeout)
+        return case, todo
+
+    def _finish(self, case, todo):
+        try:
+            expectation = self.expectation(case)
+        except Exception as e:      # an oracle bug on one case must not stop the other cases
+            for h in todo:
+                h.collect()
+            return case, [], f"{type(e).__name__}: {e}"
+        return case, [self.verdict(case, expectation, h.collect(), h) for h in todo], None
+
+    # ---- the end ------------------------------------------------------------------------------
+    def end_record(self, run_id, counts=None) -> dict:
+        counts = self.totals.counts if counts is None else counts
+        return end_record(run_id, sum(counts.values()), counts)
+
+    def unmatched_patterns(self) -> list:
+        """'file:line glob' of every expectations line that matched no divergence of this session.
+
+        Lines about construction differences only count when the construction check ran."""
+        files = {id(e): e for e in self.expectations.values()}.values()
+        return [f"{p.where()} {p.glob}" for e in files for p in e.unmatched()
+                if self.construction_check or not p.glob.startswith("construction/")]
+
+    def construction_differences(self, case, verdicts) -> list:
+        """The construction check on one case's verdicts: differences, each matched against the expectations."""
+        from .construction import differences
+        found = differences(case, verdicts)
+        for d in found:
+            d.listed = self.expectations[d.adapter].match(d.key(), f"{d.default_outcome}\n{d.other_outcome}") or ""
+        return found
+
+    def unlisted_in(self, records: Iterable) -> int:
+        """Divergences no expectations line covers among results records (e.g. those before a resume)."""
+        n = 0
+        for rec in records:
+            if rec["record"] == "case" and rec["verdict"] in DIVERGENT:
+                e = self.expectations.get(rec["adapter"])
+                if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
+                    n += 1
+        return n

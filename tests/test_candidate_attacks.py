@@ -1,0 +1,442 @@
+"""Candidates that attack the harness itself (issue 12, section 1), run for real through workers.
+
+Each attack gets a verdict and the run goes on: the test checks the verdict and
+its reason, the exit code, that it came within a bound of time, and that no
+process the worker or the candidate started survives.  The runs that hung the
+harness before go through `conform run` in a subprocess with a timeout, so a
+regression fails here instead of hanging the test session.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+
+from adapters import pool, wire
+from conform import runner
+from contract.vocabulary import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
+from contract.results import iter_records
+
+from bad_adapters import clip_case, write_corpus
+from misbehaving_adapters import PID_DIR_ENV
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "tests")
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+
+def alive(pid):
+    """A process that exists and is not a zombie (a container's init may never reap the dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def worker_processes(harness_pid):
+    """Live processes working in a scratch folder of that harness: its keepers, workers, and whatever
+    they started that stayed there (the pool names each folder conform-worker-<harness pid>-...)."""
+    prefix = os.path.join(tempfile.gettempdir(), f"conform-worker-{harness_pid}-")
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd.startswith(prefix) and alive(int(pid)):
+            found.append(int(pid))
+    return found
+
+
+def recorded_pids(pid_dir):
+    return {p.name: int(p.read_text()) for p in pid_dir.iterdir()}
+
+
+def assert_none_survive(pid_dir, harness_pid, grace=2.0):
+    """Every process a candidate recorded, and every worker of the harness, is gone (after `grace` s)."""
+    pids = recorded_pids(pid_dir) if pid_dir else {}
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        left = {k: p for k, p in pids.items() if alive(p)}
+        workers = worker_processes(harness_pid)
+        if not left and not workers:
+            return
+        time.sleep(0.05)
+    for p in [*left.values(), *workers]:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    pytest.fail(f"actual: {left} and workers {workers} alive {grace} s after the run; expected: none")
+
+
+def labelled(path):
+    return {r["case"]["label"]: r for r in iter_records(path) if r["record"] == "case"}
+
+
+@pytest.fixture
+def pid_dir(tmp_path, monkeypatch):
+    d = tmp_path / "pids"
+    d.mkdir()
+    monkeypatch.setenv(PID_DIR_ENV, str(d))     # the workers inherit it
+    return d
+
+
+@pytest.fixture
+def run_here(tmp_path, pid_dir):
+    """runner.run in this process: (records by label, RunResult, seconds)."""
+    def run(cls, labels, **kw):
+        corpus = tmp_path / f"{cls}-{len(labels)}.jsonl"
+        write_corpus(str(corpus), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(labels)])
+        t0 = time.monotonic()
+        result = runner.run([f"misbehaving_adapters:{cls}"], corpus=str(corpus), out_dir=str(tmp_path / cls), **kw)
+        took = time.monotonic() - t0
+        got = labelled(result.results_path)
+        assert len(got) == len(labels), f"actual: {len(got)} records; expected: {len(labels)}; {result.message}"
+        assert any(r["record"] == "end" for r in iter_records(result.results_path)), "the run did not finish"
+        assert_none_survive(pid_dir, os.getpid())
+        return got, result, took
+    return run
+
+
+def conform_run(tmp_path, cls, labels, *args, timeout=60):
+    """`conform run` in a subprocess that is killed past `timeout`: (records by label, exit code, seconds, stderr)."""
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(labels)])
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "conform.cli", "run", "--adapter", f"misbehaving_adapters:{cls}",
+                          "--corpus", str(corpus), "--out", str(out), "--no-report", *args],
+                         cwd=ROOT, env={**ENV, PID_DIR_ENV: os.environ.get(PID_DIR_ENV, "")}, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    t0 = time.monotonic()
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        for w in worker_processes(p.pid):
+            os.kill(w, signal.SIGKILL)
+        p.kill()
+        p.communicate()
+        pytest.fail(f"actual: `conform run` still running after {timeout} s; expected: a verdict for every case")
+    took = time.monotonic() - t0
+    return labelled(out / "results.jsonl"), p.returncode, took, err, p.pid
+
+
+# ---- wrong output -------------------------------------------------------------------------------
+
+SHAPES = ["longer", "matrix", "scalar", "empty", "int64", "x-longer", "ok"]
+
+
+def test_an_output_of_another_shape_or_dtype_is_a_value_mismatch_that_report_certify_and_diff_show(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(SHAPES)])
+
+    def conform(*args):
+        return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, env=ENV, text=True,
+                              capture_output=True, timeout=120)
+
+    # certify runs the corpus itself, then writes the report and the certificate from what came back
+    cert_dir = tmp_path / "cert"
+    r = conform("certify", "--adapter", "misbehaving_adapters:OtherShapes", "--corpus", str(corpus), "--out", str(cert_dir))
+    assert r.returncode == EXIT_DIVERGED, r.stderr
+    assert "Traceback" not in r.stderr and "not written" not in r.stderr, r.stderr
+    got = labelled(cert_dir / "results.jsonl")
+    assert {k: v["verdict"] for k, v in got.items()} == {**{k: "value-mismatch" for k in SHAPES[:-1]}, "ok": "pass"}
+    assert "out: shape [8] != [4]" in got["longer"]["outcome"] and "out: dtype int64 != float32" in got["int64"]["outcome"]
+    assert "x: shape [8] != [4]" in got["x-longer"]["outcome"]
+    cert = json.loads((cert_dir / "certificate.json").read_text())
+    assert cert["totals"]["value-mismatch"] == len(SHAPES) - 1 and cert["totals"]["pass"] == 1
+    # the report shows what was returned: the longer output's eight values, its dtype and shape
+    html = (cert_dir / "report.html").read_text()
+    assert "float32[8]" in html and "float32[2, 4]" in html and "int64[4]" in html
+    # `conform report` on the same file, and `conform diff` against an honest run
+    r = conform("report", str(cert_dir / "results.jsonl"), "--out", str(tmp_path / "report"))
+    assert r.returncode == EXIT_OK and (tmp_path / "report" / "report.html").is_file(), r.stderr
+    base = tmp_path / "base"
+    r = conform("run", "--adapter", "misbehaving_adapters:FixedShapes", "--corpus", str(corpus), "--out", str(base),
+                "--no-report")
+    assert r.returncode == EXIT_OK, r.stderr
+    r = conform("diff", str(base / "results.jsonl"), str(cert_dir / "results.jsonl"), "--out", str(tmp_path / "diff"))
+    assert r.returncode == EXIT_DIVERGED, r.stderr      # six regressions, each listed with what came back
+    text = (tmp_path / "diff" / "diff.txt").read_text()
+    assert "6 regression(s)" in text and "out: shape [2, 4] != [4]" in text, text
+
+
+def test_the_report_never_marks_one_shape_with_anothers_differences():
+    from reports.render import differing, outputs_view
+    from contract.codec import encode_array
+    exp, act = np.array([1.0, 2.0], np.float32), np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    rec = {"expected_values": {"out": encode_array(exp)}, "actual_values": {"out": encode_array(act)}}
+    (view,) = outputs_view(rec, {"output": "out", "count": 2, "total": 2, "indices": []})
+    cells = [c for row in view["actual"]["rows"] for c in row]
+    assert [c[0] for c in cells] == ["1.0", "2.0", "3.0", "4.0"] and not any(c[1] for c in cells)
+    assert view["ndiff"] is None and view["actual_desc"] == "float32[4]"
+    assert differing(exp, act) is None
+
+
+# ---- outcome fields of the wrong type, text that is not UTF-8 ---------------------------------------
+
+def test_outcome_fields_of_the_wrong_type_are_a_crash_naming_the_field(run_here):
+    bad = {"elapsed-str": "elapsed_s must be a number of seconds, got str 'fast'",
+           "elapsed-nan": "elapsed_s must be a number of seconds, got float 'nan'",
+           "message-list": "message must be a string, got list",
+           "mro-int": "exc_mro must be a list of class names",
+           "kind-bogus": "kind must be one of",
+           "name-int": "arrays must map output names to arrays"}
+    got, result, took = run_here("BadFields", [*bad, "ok"], case_timeout=30)
+    for label, why in bad.items():
+        v = got[label]
+        assert v["verdict"] == "crash" and "malformed Outcome" in v["outcome"] and why in v["outcome"], (
+            f"actual: {v['verdict']}: {v['outcome']}; expected: crash naming {why!r}")
+    assert got["ok"]["verdict"] == "pass"
+    assert result.exit_code == EXIT_DIVERGED and took < 30
+
+
+def test_text_that_is_not_valid_utf8_is_escaped_and_every_writer_accepts_it(run_here, tmp_path):
+    got, result, _ = run_here("BadFields", ["surrogate", "bytes", "native-surrogate", "stderr-bytes", "ok"])
+    assert got["surrogate"]["verdict"] == "unexpected-error" and "\\ud800" in got["surrogate"]["outcome"]
+    assert got["bytes"]["verdict"] == "unexpected-error" and "\\xff\\xfe" in got["bytes"]["outcome"]
+    assert got["native-surrogate"]["verdict"] == "pass"
+    assert "invalid utf-8" in got["stderr-bytes"]["error"]["stderr"]
+    # every record is text a strict UTF-8 writer takes, and the report is written from it
+    for rec in iter_records(result.results_path):
+        json.dumps(rec, ensure_ascii=False).encode("utf-8")
+    from reports.render import write_report
+    html = open(write_report([result.results_path], tmp_path / "report")["report_html"], encoding="utf-8").read()
+    assert "lone surrogate \\ud800 in the message" in html.replace("\\\\", "\\")   # in its JSON data too
+    assert result.exit_code == EXIT_DIVERGED
+
+
+@pytest.mark.parametrize("label, why", [("forged-fields", "elapsed_s must be a number of seconds, got str 'fast'"),
+                                        ("forged-surrogate", None)])
+def test_a_reply_forged_past_the_workers_checks_is_checked_again_by_the_harness(label, why):
+    # One case at a time: the forging worker exits after its reply, and a case already sent to it
+    # would share its fate (pipelined runs blame the case at the head when a worker dies).
+    from contract.results import case_record
+    from suites.judge import judge
+    from bad_adapters import clip_expectation
+    h = pool.WorkerHandle("misbehaving_adapters:WireGarbage", case_timeout=20)
+    try:
+        case = clip_case(label)
+        out = h.run(case)
+        v = judge(case, clip_expectation(case), out, h)
+        if why:
+            assert v.verdict == "crash" and "the worker's reply is malformed" in v.outcome and why in v.outcome, v.outcome
+        else:   # JSON escapes of lone surrogates arrive as text, and are escaped before anything is written
+            assert v.verdict == "unexpected-error" and "lone \\udcff surrogate" in v.outcome, v.outcome
+            assert out.stderr == "\\ud800"
+        json.dumps(case_record("r", v, case), ensure_ascii=False).encode("utf-8")
+        assert h.run(clip_case("ok")).kind == "returned"
+    finally:
+        h.close()
+
+
+# ---- wire garbage -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label, why", [
+    ("partial", "1 of 16 bytes came, then nothing before the deadline"),
+    ("stray", "of 4096 bytes came, then nothing before the deadline"),
+    ("wrong-id", "reply for case 'ffffffffffffffff' while the outcome of case"),
+    ("wrong-type", "'hello' reply for case"),
+])
+def test_wire_garbage_is_a_crash_within_the_case_timeout(tmp_path, pid_dir, label, why):
+    got, rc, took, err, harness = conform_run(tmp_path, "WireGarbage", [label, "ok"], "--case-timeout", "3")
+    v = got[label]
+    assert v["verdict"] == "crash" and "the worker broke the protocol" in v["outcome"] and why in v["outcome"], (
+        f"actual: {v['verdict']}: {v['outcome']}; expected: crash, {why!r}")
+    assert got["ok"]["verdict"] == "pass"
+    assert rc == EXIT_DIVERGED, err
+    assert took < 3 + 1 + 12, f"actual: {took:.1f} s; expected: the case timeout (3 s) and a grace second, plus start-up"
+    assert_none_survive(pid_dir, harness)
+
+
+def test_no_read_of_a_message_waits_past_its_deadline():
+    r, w = os.pipe()
+    try:
+        os.write(w, b"\x00\x00\x00\x10{")
+        t0 = time.monotonic()
+        with pytest.raises(wire.WireTimeout, match="1 of 16 bytes came"):
+            wire.recv(r, deadline=time.monotonic() + 0.3)
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_a_worker_that_stops_taking_requests_cannot_block_the_harness():
+    # The candidate shrinks its request pipe to 4 KiB and hangs; the next (pipelined) request is larger.
+    # In a subprocess: a write that blocks forever would otherwise hang the test session too.
+    code = """if True:
+        import time, numpy as np
+        from adapters.pool import WorkerHandle
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:WireGarbage", case_timeout=2)
+        t0 = time.monotonic()
+        h.submit(clip_case("shrink-hang"))
+        time.sleep(0.5)
+        h.submit(clip_case("big", x=np.arange(8000, dtype=np.float32)))
+        first, second = h.collect(), h.collect()
+        print(first.kind, second.kind, round(time.monotonic() - t0, 1), first.message.replace(" ", "_"))
+        h.close()
+    """
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, text=True, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    first, second, took, why = r.stdout.split()
+    # The hanging case's time and the blocked write's run out together: either names the hang.
+    assert (first, second) in {("timed_out", "returned"), ("crashed", "returned")} and float(took) < 10, r.stdout
+    assert why.startswith("no_answer_within_2_s" if first == "timed_out" else "the_worker_stopped_reading"), why
+
+
+def test_nan_and_infinity_are_refused_on_the_wire():
+    r, w = os.pipe()
+    try:
+        head = b'{"type":"outcome","elapsed_s":NaN}'
+        os.write(w, len(head).to_bytes(4, "big") + head)
+        with pytest.raises(wire.WireError, match="NaN is not JSON"):
+            wire.recv(r, deadline=time.monotonic() + 1)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+# ---- children and daemons -------------------------------------------------------------------------
+
+def test_a_segfault_is_seen_at_once_while_a_forked_child_holds_the_pipe(run_here):
+    got, result, took = run_here("Orphaner", ["holder-segfault", "ok"], case_timeout=60)
+    v = got["holder-segfault"]
+    assert v["verdict"] == "crash" and "SIGSEGV" in v["outcome"], (
+        f"actual: {v['verdict']}: {v['outcome']}; expected: crash by SIGSEGV, not a timeout")
+    assert got["ok"]["verdict"] == "pass" and result.exit_code == EXIT_DIVERGED
+    assert took < 20, f"actual: {took:.1f} s; expected: the death seen at once, far under the 60 s timeout"
+
+
+@pytest.mark.parametrize("labels, verdict", [(["daemon", "ok"], "pass"), (["daemon-segfault", "ok"], "crash"),
+                                             (["daemon-hang", "ok"], "timeout")])
+def test_a_daemon_that_left_the_session_and_cleared_its_environment_dies_with_the_worker(run_here, labels, verdict):
+    # run_here checks that the recorded daemon (setsid, double fork, exec with an empty environment) is gone
+    got, result, _ = run_here("Orphaner", labels, case_timeout=3)
+    assert got[labels[0]]["verdict"] == verdict and got["ok"]["verdict"] == "pass", got[labels[0]]["outcome"]
+    assert result.exit_code == (EXIT_OK if verdict == "pass" else EXIT_DIVERGED)
+
+
+def test_daemons_of_workers_restarted_in_jobs_threads_die_too(run_here):
+    # A crash makes a --jobs thread restart its worker; the thread ends with the run, and the keeper it
+    # started must still outlive it long enough to take the daemon the new worker left.
+    labels = ["daemon-segfault", "daemon-a", "ok", "daemon-b", "daemon-segfault-2", "daemon-c"]
+    got, result, _ = run_here("Orphaner", labels, case_timeout=20, jobs=2)
+    assert [got[lbl]["verdict"] for lbl in labels] == ["crash", "pass", "pass", "pass", "crash", "pass"]
+    assert result.exit_code == EXIT_DIVERGED
+
+
+def test_the_memory_watchdog_counts_the_workers_whole_tree(run_here, monkeypatch):
+    # The worker itself stays small and waits; a child it forked holds 400 MB.
+    monkeypatch.setattr(pool, "RSS_LIMIT_MB", 250)
+    got, result, took = run_here("Orphaner", ["hog-hang", "ok"], case_timeout=60)
+    v = got["hog-hang"]
+    assert v["verdict"] == "crash" and "resident memory" in v["outcome"] and "process tree" in v["outcome"], (
+        f"actual: {v['verdict']}: {v['outcome']}; expected: killed by the watchdog, not a timeout")
+    assert got["ok"]["verdict"] == "pass" and result.exit_code == EXIT_DIVERGED
+    assert took < 30
+
+
+# ---- cwd removed ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label", ["rmtree", "replace", "chmod"])
+def test_a_candidate_that_removes_its_folder_costs_at_most_one_verdict(run_here, label):
+    got, result, _ = run_here("CwdBreaker", [label, "ok", "ok-again"], case_timeout=30)
+    assert got["ok"]["verdict"] == got["ok-again"]["verdict"] == "pass", (
+        f"actual: {got['ok']['outcome']} / {got['ok-again']['outcome']}; expected: the folder recreated, both pass")
+    assert result.exit_code in (EXIT_OK, EXIT_DIVERGED) and (result.exit_code == EXIT_OK) == (got[label]["verdict"] == "pass")
+    prefix = f"conform-worker-{os.getpid()}-"
+    assert not [n for n in os.listdir(tempfile.gettempdir()) if n.startswith(prefix)], "a scratch folder was left"
+
+
+def test_the_recreated_folder_is_reported_on_the_case_that_removed_it():
+    h = pool.WorkerHandle("misbehaving_adapters:CwdBreaker")
+    try:
+        out = h.run(clip_case("rmtree"))
+        assert "recreated" in out.stderr, out.stderr
+        assert h.run(clip_case("ok")).kind == "returned" and h.restarts == 0
+    finally:
+        h.close()
+
+
+# ---- the candidate's code runs in workers only ----------------------------------------------------------
+
+def test_the_candidates_import_available_and_version_never_run_in_the_harness(pid_dir, tmp_path):
+    from adapters.registry import info
+    from conform.certify import probe_adapter
+    i = info("spy_adapter:Spy")
+    assert (i.name, i.version, i.available, i.numpy) == ("spy", "1.0-spy", True, np.__version__)
+    probe_adapter("spy_adapter:Spy")
+    corpus = tmp_path / "c.jsonl"
+    write_corpus(str(corpus), [clip_case("ok")])
+    result = runner.run(["spy_adapter:Spy"], corpus=str(corpus), out_dir=str(tmp_path / "out"))
+    assert result.exit_code == EXIT_OK, result.message
+    events = os.listdir(pid_dir)
+    assert any(e.startswith("import-") for e in events) and any(e.startswith("version-") for e in events)
+    here = [e for e in events if e.endswith(f"-{os.getpid()}")]
+    assert not here and "spy_adapter" not in sys.modules, f"actual: {here} ran in the harness; expected: none"
+
+
+def test_listing_the_adapters_imports_none_of_them():
+    code = ("import sys; from adapters.registry import available_adapters; infos = available_adapters(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'mindspore', 'pypto') "
+            "or (m.startswith('adapters.') and m.endswith('_adapter')))); "
+            "print({i.name: (i.available, i.python == sys.executable) for i in infos})")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, text=True, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    imported, infos = r.stdout.splitlines()
+    assert imported == "[]", f"actual: {imported} imported by the listing; expected: none"
+    assert "'oracle': (True, True)" in infos
+
+
+def test_a_probe_of_an_adapter_that_never_answers_ends_and_leaves_nothing(pid_dir):
+    t0 = time.monotonic()
+    i = pool.probe("misbehaving_adapters:SlowToAnswer", timeout=2)
+    assert not i.available and "no hello within 2 s" in i.reason
+    assert time.monotonic() - t0 < 10
+    assert_none_survive(None, os.getpid())
+
+
+# ---- Ctrl-C ------------------------------------------------------------------------------------------
+
+def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(tmp_path):
+    labels = ["ok", "hang", "ok2", "hang2", "ok3", "ok4"]
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(labels)])
+    out = tmp_path / "out"
+    args = ["run", "--adapter", "bad_adapters:Hang", "--corpus", str(corpus), "--out", str(out), "--no-report"]
+    p = subprocess.Popen([sys.executable, "-m", "conform.cli", *args, "--jobs", "2", "--case-timeout", "120"],
+                         cwd=ROOT, env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:      # both hanging cases in flight once "ok" is written
+            if (out / "results.jsonl").exists() and len(labelled(out / "results.jsonl")) >= 1:
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        took = time.monotonic() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == EXIT_INTERRUPTED, err
+    assert took < 2.0, f"actual: exit {took:.2f} s after Ctrl-C; expected: under 2 s with two cases hanging"
+    assert "--resume" in err
+    assert_none_survive(None, p.pid)
+    r = subprocess.run([sys.executable, "-m", "conform.cli", *args, "--resume", "--case-timeout", "1"], cwd=ROOT,
+                       env=ENV, text=True, capture_output=True, timeout=120)
+    assert r.returncode == EXIT_DIVERGED, r.stderr
+    got = labelled(out / "results.jsonl")
+    assert sorted(got) == sorted(labels) and got["hang"]["verdict"] == got["hang2"]["verdict"] == "timeout"

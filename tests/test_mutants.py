@@ -1,0 +1,69 @@
+"""The shipped mutants (adapters/mutants): enough of them, each a real bug that its own witness exposes.
+
+A mutant the judge cannot tell from the oracle on its witness would be equivalent to
+the spec: no bug at all.  So each witness must be a case the documents decide (the
+oracle's answer is a value or a documented error, not 'unspecified'), the oracle
+adapter must conform on it, and the mutant must get a divergent verdict there.
+"""
+import re
+from collections import Counter
+
+import pytest
+
+import oracle
+from adapters.mutants import MUTANTS, Mutant, select
+from adapters.oracle_adapter import OracleAdapter
+from contract.case import OPS
+from contract.vocabulary import DIVERGENT
+from suites.judge import judge
+
+
+def test_at_least_forty_mutants_and_six_per_op():
+    per_op = Counter(m.op for m in MUTANTS)
+    assert len(MUTANTS) >= 40, f"{len(MUTANTS)} mutants, expected at least 40"
+    assert all(per_op[op] >= 6 for op in OPS), f"mutants per op {dict(per_op)}, expected at least 6 each"
+
+
+def test_names_are_unique_and_say_op_and_bug():
+    names = [m.name for m in MUTANTS]
+    assert len(set(names)) == len(names), [n for n, k in Counter(names).items() if k > 1]
+    for m in MUTANTS:
+        assert re.fullmatch(rf"{re.escape(m.op)}\.[a-z0-9]+(-[a-z0-9]+)*", m.name), m.name
+        assert m.ops == (m.op,)
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_docstring_is_one_line_naming_the_bug(mutant):
+    doc = (mutant.__doc__ or "").strip()
+    assert doc and "\n" not in doc, f"{mutant.name}: docstring {doc!r} must be one line naming the bug"
+    assert mutant.bug() == doc
+
+
+def test_select_matches_names_by_glob():
+    assert select("clip.*") == [m for m in MUTANTS if m.op == "clip"]
+    assert select("*.nan-bound-ignored") == [m for m in MUTANTS if m.name == "clip.nan-bound-ignored"]
+    assert select("no-such-mutant") == []
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_witness_tells_the_mutant_from_the_oracle(mutant):
+    case = mutant.witness()
+    assert case.op == mutant.op, f"{mutant.name}: witness is a {case.op} case"
+    expectation = oracle.expect(case)
+    assert expectation.kind in ("value", "error"), (
+        f"{mutant.name}: the witness is {expectation.kind} ({', '.join(expectation.clauses)}): the documents "
+        "must decide it, or no verdict can tell the mutant from the oracle")
+    good = OracleAdapter()
+    assert judge(case, expectation, good.run(case), good).verdict == "pass"
+    m = mutant()
+    v = judge(case, expectation, m.run(case), m)
+    assert v.verdict in DIVERGENT, (f"{mutant.name} ({mutant.bug()}) conforms on its witness {case.label!r}:\n"
+                                    f"actual:   {v.outcome}\nexpected: {v.expected}")
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_mutant_is_a_loadable_adapter(mutant):
+    from adapters.registry import load_class
+    cls = load_class(f"{mutant.__module__}:{mutant.__qualname__}")
+    assert cls is mutant and issubclass(cls, Mutant) and cls().available()[0]
+    assert cls().repro(mutant.witness()).startswith(f"# mutant {mutant.name}: ")

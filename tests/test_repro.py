@@ -1,0 +1,234 @@
+"""Repros that run and prove: a failing case's repro, run as a script, fails the same way; a passing one passes.
+
+For every shipped adapter (oracle through mutated expectations, torch, mindspore,
+mindspore-variants, pypto), the example vendor adapter and an adapter with only
+the generic repro, a sample of cases goes through `conform.runner.run` (worker
+processes: the Expectation crosses the wire to the worker's repro), and each
+recorded repro runs in a fresh interpreter (the shared venv's python) in an
+empty folder, which must stay empty.
+
+"The same way": value-mismatch -> AssertionError naming the output the judge
+named; missing-error -> "the call returned; the documents say it raises";
+unexpected-error / wrong-error-class -> the exception class the adapter reported.
+The sample of framework cases: for each line of the adapter's expectations file,
+the first corpus case whose divergence key it would match (with a verdict the
+oracle's expectation allows), so every known kind of divergence is tried.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import oracle
+from adapters.registry import load
+from adapters.repro import accepts_expectation, call_repro
+from contract.expectation import EXACT, Expectation, ExpectedArray
+from conform import runner
+from contract.results import iter_records
+from suites.corpus import DEFAULT_PATH, iter_corpus, write_corpus
+from suites.expectations import Expectations
+from suites.judge import divergence_key, input_ranks
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+VENDOR = ROOT / "examples" / "vendor_adapter"
+# the verdicts a repro reproduces, and the expectation kind each needs
+REPRODUCED = {"value-mismatch": "value", "unexpected-error": "value", "missing-error": "error",
+              "wrong-error-class": "error"}
+
+
+@pytest.fixture(autouse=True)
+def importable(monkeypatch):
+    # workers see this process's sys.path (adapters/pool.py): the test adapters and the vendor example
+    monkeypatch.syspath_prepend(str(TESTS))
+    monkeypatch.syspath_prepend(str(VENDOR))
+
+
+def run_script(text: str, where: Path, timeout=300) -> subprocess.CompletedProcess:
+    """Run a repro as `python repro.py` from an empty folder; the folder must stay empty."""
+    where.mkdir(parents=True, exist_ok=True)
+    script = where / "repro.py"
+    script.write_text(text)
+    cwd = where / "cwd"
+    cwd.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(TESTS), str(VENDOR)]))
+    r = subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    assert os.listdir(cwd) == [], f"the repro wrote into the working folder: {os.listdir(cwd)}\n{text}"
+    return r
+
+
+def assert_reproduces(rec: dict, where: Path):
+    """A failing record's repro fails the way the record says."""
+    r = run_script(rec["repro"], where)
+    what = f"{rec['adapter']} {rec['op']} case {rec['case_id']}: {rec['verdict']} ({rec['outcome'][:200]})"
+    assert r.returncode != 0, f"{what}: the repro exited 0\nstdout:\n{r.stdout[-2000:]}\nrepro:\n{rec['repro']}"
+    err = r.stderr
+    if rec["verdict"] == "value-mismatch":
+        assert f"AssertionError: {rec['mismatch']['output']}:" in err, f"{what}\nstderr:\n{err[-3000:]}"
+    elif rec["verdict"] == "missing-error":
+        assert "AssertionError: the call returned; the documents say it raises" in err, f"{what}\n{err[-3000:]}"
+    else:
+        cls = rec["error"]["actual_class"]
+        assert re.search(rf"(^|[.\s]){re.escape(cls)}(: |$)", err, re.M), \
+            f"{what}: expected {cls} in the traceback\nstderr:\n{err[-3000:]}"
+
+
+def assert_passes(adapter, case, where: Path):
+    expectation = oracle.expect(case)
+    text = call_repro(adapter.repro, case, expectation)
+    r = run_script(text, where)
+    assert r.returncode == 0, f"{case.op} case {case.id} conforms, but its repro failed:\n{r.stderr[-3000:]}\n{text}"
+    said = "conforms to the documents" if expectation.kind == "value" else "as documented"
+    assert expectation.kind == "unspecified" or said in r.stdout, r.stdout
+
+
+def run_corpus(spec, cases, tmp_path, expect=None) -> list:
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(corpus, cases)
+    result = runner.run([spec], corpus=str(corpus), out_dir=str(tmp_path / "out"), expect=expect, case_timeout=120)
+    assert result.exit_code in (0, 1), result.message
+    return [r for r in iter_records(result.results_path) if r["record"] == "case"]
+
+
+def sample(adapter_name, ops, passing=2, limit=6):
+    """(likely failing cases: one per expectations line that some corpus case's key would match, at most
+    `limit`; likely passing cases: the first of `passing` ops that no line would match)."""
+    patterns = Expectations.for_adapter(adapter_name).patterns
+    failing, chosen, used = [], {}, set()
+    for case in iter_corpus(DEFAULT_PATH):
+        if case.op not in ops:
+            continue
+        e = oracle.expect(case)
+        clauses = sorted(set(case.clauses) | set(e.clauses))
+        ranks = input_ranks({k: a.shape for k, a in case.inputs.items()})
+        hit = False
+        for verdict, kind in REPRODUCED.items():
+            if e.kind != kind:
+                continue
+            key = divergence_key(case.op, verdict, clauses, case.dtypes(), ranks, case.id)
+            for p in patterns:
+                if p.regex.match(key):
+                    hit = True
+                    if p.where() not in used and len(failing) < limit and case not in failing:
+                        used.add(p.where())
+                        failing.append(case)
+                    break
+        if not hit and e.kind != "unspecified" and case.op not in chosen and len(chosen) < passing:
+            chosen[case.op] = case
+    return failing, list(chosen.values())
+
+
+def check_adapter(spec, tmp_path, limit=6):
+    a = load(spec)
+    ok, why = a.available()
+    if not ok:
+        pytest.skip(f"{spec} unavailable: {why}")
+    failing, passing = sample(a.name, a.ops, limit=limit)
+    recs = run_corpus(spec, failing + passing, tmp_path)
+    bad = [r for r in recs if r["verdict"] in REPRODUCED]
+    assert bad, f"{spec}: none of the sampled cases failed; nothing was reproduced"
+    for i, rec in enumerate(bad):
+        assert_reproduces(rec, tmp_path / f"fail{i}")
+    good = {r["case_id"] for r in recs if r["verdict"] == "pass"}
+    checked = [c for c in passing if c.id in good]
+    assert checked, f"{spec}: none of the sampled passing cases passed"
+    for i, case in enumerate(checked):
+        assert_passes(a, case, tmp_path / f"pass{i}")
+
+
+@pytest.mark.parametrize("spec, limit", [("torch", 5), ("mindspore", 5), ("mindspore-variants", 3), ("pypto", 3)])
+def test_framework_repros_fail_exactly_where_the_case_fails(spec, limit, tmp_path):
+    check_adapter(spec, tmp_path, limit)
+
+
+def test_vendor_example_repros_reproduce(tmp_path):
+    from vendor_clip.adapter import VendorClipAdapter
+    clip = [c for c in iter_corpus(DEFAULT_PATH) if c.op == "clip"]
+    recs = run_corpus("vendor_clip.adapter:VendorClipAdapter", clip, tmp_path)
+    by_verdict = {}
+    for r in recs:
+        by_verdict.setdefault(r["verdict"], []).append(r)
+    # the documented quirk (CL-MIN-GT-MAX) and the accepted Element/Tensor mix (CL-SAME-KIND)
+    assert by_verdict.get("value-mismatch") and by_verdict.get("missing-error"), sorted(by_verdict)
+    for verdict in REPRODUCED:
+        for i, rec in enumerate(by_verdict.get(verdict, [])[:2]):
+            assert_reproduces(rec, tmp_path / f"{verdict}{i}")
+    passed = {r["case_id"] for r in by_verdict["pass"]}
+    for i, case in enumerate([c for c in clip if c.id in passed][:2]):
+        assert_passes(VendorClipAdapter(), case, tmp_path / f"pass{i}")
+
+
+def test_generic_repro_imports_calls_in_order_and_checks(tmp_path):
+    clip = [c for c in iter_corpus(DEFAULT_PATH) if c.op == "clip"]
+    recs = run_corpus("repro_adapters:NumpyClip", clip, tmp_path)
+    failing = [r for r in recs if r["verdict"] in REPRODUCED]
+    kinds = {r["verdict"] for r in failing}
+    assert {"value-mismatch", "unexpected-error"} <= kinds, kinds
+    first = failing[0]["repro"]
+    assert "import numpy\n" in first and re.search(r"out = numpy\.clip\(x, \S", first), first
+    for verdict in sorted(kinds):
+        for i, rec in enumerate([r for r in failing if r["verdict"] == verdict][:2]):
+            assert_reproduces(rec, tmp_path / f"{verdict}{i}")
+    from repro_adapters import NumpyClip
+    passed = {r["case_id"] for r in recs if r["verdict"] == "pass"}
+    for i, case in enumerate([c for c in clip if c.id in passed][:2]):
+        assert_passes(NumpyClip(), case, tmp_path / f"pass{i}")
+
+
+def _mutant(expectation):
+    """The expectation broken on purpose, so the oracle's own honest answer fails against it."""
+    if expectation.kind == "error":         # another documented class: wrong-error-class
+        other = "KeyError" if expectation.error_class != "KeyError" else "IndexError"
+        return dataclasses.replace(expectation, error_class=other)
+    name, ea = next(iter(expectation.outputs.items()))
+    value = np.array(ea.value, copy=True)
+    if value.size:
+        flat = value.reshape(-1)
+        flat[0] = (not flat[0]) if value.dtype == np.bool_ else flat[0] + 1    # a value-mismatch
+        return dataclasses.replace(expectation, outputs={**expectation.outputs, name: ExpectedArray(value, EXACT)})
+    # nothing to alter: the documents "say" it raises instead (missing-error)
+    return Expectation("error", expectation.clauses, {}, error_clause="MUTANT", error_class="TypeError")
+
+
+def test_oracle_repros_reproduce_mutant_expectations(tmp_path):
+    cases, per_op = [], {}
+    for case in iter_corpus(DEFAULT_PATH):
+        kind = oracle.expect(case).kind
+        if kind != "unspecified" and len(per_op.setdefault((case.op, kind), [])) < 1:
+            per_op[(case.op, kind)].append(case)
+            cases.append(case)
+    mutated = {c.id for c in cases[::2]}
+    recs = run_corpus("oracle", cases, tmp_path,
+                      expect=lambda c: _mutant(oracle.expect(c)) if c.id in mutated else oracle.expect(c))
+    failing = [r for r in recs if r["verdict"] in REPRODUCED]
+    assert {r["case_id"] for r in failing} == mutated, "the oracle fails exactly the mutated cases"
+    assert {r["verdict"] for r in failing} >= {"value-mismatch", "wrong-error-class"}
+    for i, rec in enumerate(failing):
+        assert_reproduces(rec, tmp_path / f"fail{i}")
+    a = load("oracle")
+    for i, case in enumerate(c for c in cases if c.id not in mutated):
+        assert_passes(a, case, tmp_path / f"pass{i}")
+
+
+def test_a_repro_taking_only_the_case_still_works(tmp_path):
+    from repro_adapters import OldStyleRepro
+    assert not accepts_expectation(OldStyleRepro().repro) and accepts_expectation(load("torch").repro)
+    clip = [c for c in iter_corpus(DEFAULT_PATH) if c.op == "clip"][:40]
+    recs = run_corpus("repro_adapters:OldStyleRepro", clip, tmp_path)
+    failing = [r for r in recs if r["verdict"] in REPRODUCED]
+    assert failing and all(r["repro"].startswith("import numpy\n# ") for r in failing)
+
+
+def test_a_repro_without_an_expectation_makes_the_call_and_checks_nothing(tmp_path):
+    case = next(c for c in iter_corpus(DEFAULT_PATH) if c.op == "clip")
+    text = load("oracle").repro(case)
+    assert "_check(" not in text and "oracle.clip(x, " in text
+    assert run_script(text, tmp_path).returncode == 0
