@@ -121,12 +121,18 @@ class Adapter:
 
     name = "base"
     execution = "Python"     # how values are computed, shown in reports (the harness adds how it is isolated)
-    ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
     case_timeout = None                 # per-case default in seconds for this adapter (None: the runner's)
     # The ways this adapter can build its inputs, the documented user way first (the default).  A spec
     # `NAME@WAY` runs it with another one; `conform run --construction-check` compares them all.
     constructions: tuple = ()
     construction: str = ""
+
+    @property
+    def ops(self) -> tuple:
+        """The ops this adapter maps (others are reported not-applicable); default: every op the oracle
+        registers.  A subclass that maps fewer sets `ops = (...)`."""
+        from oracle.registry import ops
+        return ops()
 
     def version(self) -> str:
         return "unknown"
@@ -137,10 +143,6 @@ class Adapter:
 
     def setup(self) -> None:
         """Called once in the worker before the first case (import the framework here, not at module import)."""
-
-    def supports(self, op: str, dtypes=()) -> tuple:
-        """(True, "") or (False, reason): only for ops/dtypes the framework has no mapping for at all."""
-        return (op in self.ops), ("" if op in self.ops else f"{self.name} has no mapping for {op}")
 
     def native_api(self, op: str, case=None) -> str:
         return op

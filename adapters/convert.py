@@ -112,31 +112,28 @@ def unreadable(shape) -> str:
 
 # ---- case -> call arguments, shared by the framework adapters ----------------------------
 
+def call_args(case, tensors=None):
+    """The call's arguments as the op's one decoder reads them (OpSpec.decode), the case's inputs
+    replaced by `tensors` (the framework's own, by input name) where given."""
+    from oracle.registry import spec
+    return spec(case.op).decode(case, tensors)
+
+
 def key(case, tensors):
     """The setitem key as the user writes it, tensor refs replaced by framework tensors."""
-    from contract.case import decode_key
-    return decode_key(case.params["key"], tensors)
-
-
-SET_KWARGS = ("storage_offset", "size", "stride")
+    return call_args(case, tensors).key
 
 
 def set_kwargs(case) -> dict:
-    # Passed iff present and exactly as given (docs/CASES.md): wrong types are cases too.
-    return {k: case.params[k] for k in SET_KWARGS if k in case.params}
+    # Passed iff present and exactly as given (docs/SPEC.md): wrong types are cases too.
+    return call_args(case).kwargs
 
 
 def clip_bound(case, tensors, which, make_element):
     """clip's `min`/`max` as the framework's user passes it: None, the bound tensor, an Element made by
     `make_element(value, dtype_name)` (a 0-d tensor of that dtype), or the Python scalar itself."""
-    spec = case.params.get(which)
-    if spec is None:
-        return None
-    if spec["kind"] == "tensor":
-        return tensors[which]
-    if spec["kind"] == "element":
-        return make_element(spec["value"], spec["dtype"])
-    return spec["value"]
+    bound = getattr(call_args(case, tensors), which)
+    return None if bound is None else bound.pass_as(element=make_element)
 
 
 def set_source(case, tensors, make_storage, make_view):
@@ -145,14 +142,12 @@ def set_source(case, tensors, make_storage, make_view):
     kind `storage`: a Storage over inputs.source, re-read as the whole 1-D storage;
     kind `tensor`: inputs.source, or the view params.source_view describes over it.
     """
-    kind = case.params.get("source_kind", "none")
-    if kind == "none":
+    a = call_args(case, tensors)
+    if a.kind == "none":
         return None, None
-    base = tensors["source"]
-    if kind == "storage":
-        return make_storage(base), base
-    view = case.params.get("source_view")
-    if view is None:
-        return base, base
-    src = make_view(base, view["offset"], tuple(view["size"]), tuple(view["stride"]))
+    if a.kind == "storage":
+        return make_storage(a.source), a.source
+    if a.view is None:
+        return a.source, a.source
+    src = make_view(a.source, a.view.offset, a.view.size, a.view.stride)
     return src, src

@@ -35,7 +35,6 @@ class MindsporeAdapter(PinnedAdapter):
     pin = PIN
     # it needs NumPy 1.x: an environment of its own, where its worker runs (adapters/environments.py)
     where = f"bash scripts/setup.sh builds .venv-mindspore with mindspore {PIN} on NumPy 1.x"
-    ops = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 
     def __init__(self):
         self._ms = None
@@ -61,10 +60,9 @@ class MindsporeAdapter(PinnedAdapter):
         # with the process.  In-process, nothing else collects them.
         self._capture = None if os.environ.get("CONFORM_WORKER") else FdCapture(2)
 
-    def supports(self, op: str, dtypes=()) -> tuple:
-        if op not in self.ops:
-            return False, f"{self.name} has no mapping for {op}"
-        return True, ""
+    @property
+    def ops(self) -> tuple:
+        return tuple(_RUNNERS)
 
     def native_api(self, op: str, case=None) -> str:
         p = case.params if case is not None else {}
@@ -126,10 +124,9 @@ def _inputs(case):
 
 
 def _setitem(ms, case):
-    t = _inputs(case)
-    target = t["target"]
-    target[convert.key(case, t)] = t["value"] if "value" in t else case.params["value"]
-    return Outcome.returned(target=from_ms(target))
+    a = convert.call_args(case, _inputs(case))
+    a.target[a.key] = a.value
+    return Outcome.returned(target=from_ms(a.target))
 
 
 def _bound(ms, case, t, which):
@@ -350,11 +347,11 @@ def _set_parts(case):
     if kind == "storage":
         call.append("src = source.untyped_storage()")
         src = "src"
-    elif p.get("source_view") is not None:
-        v = p["source_view"]
+    elif convert.call_args(case).view is not None:
+        v = convert.call_args(case).view
         call += ["base = source   # mindspore has no as_strided: set_ puts the view over the storage",
                  "source = Tensor(np.zeros(0), dtype=base.dtype)",
-                 f"source.set_(base.untyped_storage(), {v['offset']!r}, {list(v['size'])!r}, {list(v['stride'])!r})"]
+                 f"source.set_(base.untyped_storage(), {v.offset!r}, {list(v.size)!r}, {list(v.stride)!r})"]
     call.append(f"target.set_({R.set_arg_text(case, src)})")
     after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
     outputs = {"self": "self_"}

@@ -61,11 +61,6 @@ class PyptoAdapter(Adapter):
         reason = calculator.why_unbuildable()
         return (False, reason) if reason else (True, "")
 
-    def supports(self, op: str, dtypes=()) -> tuple:
-        if op not in NATIVE:
-            return False, f"pypto has no mapping for {op}"
-        return True, ""
-
     def native_api(self, op: str, case=None) -> str:
         if case is not None and op == "scatter" and case.params.get("inplace"):
             return "pypto.Tensor.scatter_"

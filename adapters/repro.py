@@ -10,9 +10,9 @@ the call and prints what came back.
 
 The pieces, so an adapter writes its repro in its own syntax:
 - `array_literal` / `scalar_text`: exact literals (NaN, -0.0, bf16, base64 bytes of a large array);
-- the call's arguments in the documented order (docs/CASES.md), decoded here once:
-  `clip_bound_texts`, `scatter_arg_texts`, `scatter_nd_add_arg_texts`, `setitem_statement`,
-  `set_arg_text`; the per-op decoding of the running adapters lives in adapters/convert.py;
+- the call's arguments in the documented order (docs/SPEC.md), read through each op's one decoder
+  (`convert.call_args`, the OpSpec's): `clip_bound_texts`, `scatter_arg_texts`,
+  `scatter_nd_add_arg_texts`, `setitem_statement`, `set_arg_text`;
 - `compose(...)`: header, imports, inputs, the call (inside try/except when the documents name an
   error), what came back printed, and the check against the Expectation.
 
@@ -131,14 +131,9 @@ def input_lines(case, wrap="{}") -> list:
 def bound_text(case, which, element) -> str:
     """The text of clip's `min`/`max` argument: None, the tensor's name, an Element built by
     `element(value, dtype_name)` in the framework's own syntax, or a scalar literal."""
-    spec = case.params.get(which)
-    if spec is None:
-        return "None"
-    if spec["kind"] == "tensor":
-        return which
-    if spec["kind"] == "element":
-        return element(spec["value"], spec["dtype"])
-    return scalar_text(spec["value"])
+    from .convert import call_args
+    bound = getattr(call_args(case), which)
+    return "None" if bound is None else bound.pass_as(lambda _: which, element, scalar_text)
 
 
 def clip_bound_texts(case, element) -> tuple:
@@ -152,8 +147,10 @@ def value_text(case, inputs_name="value") -> str:
 
 
 def setitem_key_text(case) -> str:
-    from contract.case import key_text
-    return key_text(case.params["key"])
+    from oracle.setitem import key_text
+
+    from .convert import call_args
+    return key_text(call_args(case).key_data)
 
 
 def setitem_statement(case, target="target") -> str:
@@ -175,15 +172,15 @@ def scatter_nd_add_arg_texts(case) -> list:
 
 def set_kwargs_text(case) -> str:
     """`, storage_offset=.., size=.., stride=..`: each passed iff present, exactly as given (wrong types too)."""
-    from .convert import SET_KWARGS
-    return "".join(f", {k}={scalar_text(case.params[k])}" for k in SET_KWARGS if k in case.params)
+    from .convert import set_kwargs
+    return "".join(f", {k}={scalar_text(v)}" for k, v in set_kwargs(case).items())
 
 
 def set_arg_text(case, source="source") -> str:
     """The arguments of `target.set_(...)`: the source (none for set_()), then the keywords."""
-    kind = case.params.get("source_kind", "none")
+    from .convert import call_args
     kw = set_kwargs_text(case)
-    return (source + kw) if kind != "none" else kw[2:]
+    return (source + kw) if call_args(case).kind != "none" else kw[2:]
 
 
 # ---- the check against the Expectation ---------------------------------------------------------
@@ -351,13 +348,22 @@ def generic_repro(case, native_api: str, expectation=None) -> str:
     imports = [f"import {module}"] if module else []
     note = [] if module else [f"# {native_api!r} names no importable module: import what defines it"]
     call = _generic_call(case, native_api)
-    outputs = {k: f"np.asarray({v})" for k, v in GENERIC_OUTPUTS[case.op].items()}
-    show = [f"print({', '.join(GENERIC_OUTPUTS[case.op].values())})"]
+    names = GENERIC_OUTPUTS.get(case.op) or {_primary_output(case.op): "result"}
+    outputs = {k: f"np.asarray({v})" for k, v in names.items()}
+    show = [f"print({', '.join(names.values())})"]
     return compose(case, expectation, imports=imports, setup=note, call=call, show=show, outputs=outputs,
                    title=native_api)
 
 
+def _primary_output(op) -> str:
+    from oracle.registry import outputs
+    return outputs(op)[0]
+
+
 def _generic_call(case, api) -> list:
+    if case.op not in GENERIC_OUTPUTS:     # an op without a call syntax of its own here: inputs, then params
+        args = [*sorted(case.inputs), *(f"{k}={scalar_text(v)}" for k, v in sorted(case.params.items()))]
+        return [f"result = {api}({', '.join(args)})"]
     if case.op == "setitem":
         return [f"{setitem_statement(case)}   # {api}"]
     if case.op == "clip":
@@ -367,8 +373,7 @@ def _generic_call(case, api) -> list:
         return [f"out = {api}(input, {', '.join(scatter_arg_texts(case))})"]
     if case.op == "scatter_nd_add":
         return [f"out = {api}({', '.join(scatter_nd_add_arg_texts(case))})"]
-    source = "source" if case.params.get("source_kind", "none") != "none" else ""
-    args = ", ".join(a for a in ("target", set_arg_text(case, source)) if a)
+    args = ", ".join(a for a in ("target", set_arg_text(case)) if a)
     return [f"self_ = {api}({args})"]
 
 

@@ -46,10 +46,9 @@ class TorchAdapter(PinnedAdapter):
         torch.use_deterministic_algorithms(True)
         self._torch = torch
 
-    def supports(self, op: str, dtypes=()) -> tuple:
-        if op not in NATIVE:
-            return False, f"torch has no mapping for {op}"
-        return True, ""
+    @property
+    def ops(self) -> tuple:
+        return tuple(_RUNNERS)
 
     def native_api(self, op: str, case=None) -> str:
         if op == "scatter" and case is not None and case.params.get("inplace"):
@@ -88,11 +87,9 @@ def _inputs(case):
 
 
 def _setitem(torch, case):
-    t = _inputs(case)
-    target = t["target"]
-    key = convert.key(case, t)
-    target[key] = t["value"] if "value" in t else case.params["value"]
-    return Outcome.returned(target=from_torch(target))
+    a = convert.call_args(case, _inputs(case))
+    a.target[a.key] = a.value
+    return Outcome.returned(target=from_torch(a.target))
 
 
 def _bound(torch, case, t, which):
@@ -107,12 +104,10 @@ def _clip(torch, case):
 
 
 def _scatter(torch, case):
-    t = _inputs(case)
-    self_, p = t["input"], case.params
-    src = t["src"] if "src" in t else p["value"]
-    method = self_.scatter_ if p.get("inplace") else self_.scatter
-    out = method(p["dim"], t["index"], src)
-    return Outcome.returned(out=from_torch(out), input=from_torch(self_))
+    a = convert.call_args(case, _inputs(case))
+    method = a.input.scatter_ if a.inplace else a.input.scatter
+    out = method(a.dim, a.index, a.src_or_value)
+    return Outcome.returned(out=from_torch(out), input=from_torch(a.input))
 
 
 def _scatter_nd_add(torch, case):
@@ -218,9 +213,9 @@ def _set_parts(case):
     if kind == "storage":
         call.append("src = source.storage()   # TypedStorage: keeps the dtype")
         src = "src"
-    elif p.get("source_view") is not None:
-        v = p["source_view"]
-        call.append(f"source = source.as_strided({tuple(v['size'])!r}, {tuple(v['stride'])!r}, {v['offset']!r})")
+    elif convert.call_args(case).view is not None:
+        v = convert.call_args(case).view
+        call.append(f"source = source.as_strided({v.size!r}, {v.stride!r}, {v.offset!r})")
     call.append(f"target.set_({R.set_arg_text(case, src)})")
     after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
     outputs = {"self": "self_"}

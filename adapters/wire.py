@@ -162,6 +162,11 @@ def case_to_msg(case):
 
 def case_from_msg(head, arrays):
     from contract.case import Case, decode_params
+    from contract.codec import CodecError
+    from oracle.registry import SPECS
+    op = head.get("op")
+    if not isinstance(op, str) or op not in SPECS:     # a case enters the worker here: a registered op only
+        raise CodecError(f"unknown op {str(op)[:40]!r}; ops are {', '.join(SPECS)}")
     # The id travels with the case so the worker does not hash it again.
     return Case(op=head["op"], inputs=arrays, params=decode_params(head["params"]),
                 clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"])

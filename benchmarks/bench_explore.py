@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = {"setitem": "suites/test_explore.py::test_setitem_follows_the_spec",
-        "clip": "suites/test_explore.py::test_clip_follows_the_spec"}
+OURS = {"setitem": "suites/test_explore.py::test_op_follows_the_spec[oracle-setitem]",
+        "clip": "suites/test_explore.py::test_op_follows_the_spec[oracle-clip]"}
 AAT = {"setitem": "array_api_tests/test_array_object.py::test_setitem",
        "clip": "array_api_tests/test_operators_and_elementwise_functions.py::test_clip"}
 OUR_PROFILES = ("ci", "certify")              # 100 and 1000 examples, derandomized
@@ -41,8 +41,9 @@ _TIMING = re.compile(r"^bench-timing (\S+) ([\d.]+) ([\d.]+)$")
 _COUNTS = re.compile(r"(\d+) passing, (\d+) failing, and (\d+) invalid")
 
 
-def parse(output: str) -> dict:
-    """nodeid (without parameters) -> {"cpu", "wall": call seconds, "examples": test cases run}."""
+def parse(output: str, keep_params: bool = False) -> dict:
+    """nodeid (without parameters, unless keep_params) -> {"cpu", "wall": call seconds, "examples": test cases run}."""
+    _base = _nodeid if keep_params else _unparametrized
     out = {}
     for line in output.splitlines():
         m = _TIMING.match(line.strip())
@@ -59,8 +60,12 @@ def parse(output: str) -> dict:
     return out
 
 
-def _base(nodeid: str) -> str:
+def _unparametrized(nodeid: str) -> str:
     return nodeid.split("[", 1)[0]
+
+
+def _nodeid(nodeid: str) -> str:
+    return nodeid
 
 
 def run_pytest(args, cwd, env=None, timeout=1200) -> tuple:
@@ -78,7 +83,7 @@ def ours(profile: str, worker: bool) -> dict:
     rc, output = run_pytest(args, ROOT)
     if rc != 0:
         sys.exit(f"our exploration tests failed (rc {rc}):\n{output[-3000:]}")
-    got = parse(output)
+    got = parse(output, keep_params=True)      # one parametrized test per op
     return {op: got.get(node) for op, node in OURS.items()}
 
 

@@ -73,7 +73,8 @@ def probe_adapter(spec, pythons=None, in_process=False):
 
 def claimed_ops(adapter, ops=None) -> list:
     """The ops certified: those asked for (each must be one the adapter implements), else all it implements."""
-    from contract.case import OPS
+    from oracle.registry import ops as registered
+    OPS = registered()
     declared = [op for op in OPS if op in adapter.ops]
     if not ops:
         return declared

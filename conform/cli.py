@@ -1,4 +1,4 @@
-"""`conform`: run the corpus through adapters, list adapters; report commands plug in (reports.commands).
+"""`conform`: run the corpus through adapters, list adapters; report commands plug in (conform.commands).
 
 Exit codes (docs/CLI.md): 0 conformant or only listed divergences, 1 unlisted
 divergences, 2 usage, 3 bad input file, 4 --resume of an incompatible run,
@@ -85,7 +85,8 @@ def build_parser():
     _python_option(p)
     p.set_defaults(func=cmd_adapters)
 
-    from contract.case import OPS
+    from oracle.registry import ops as registered_ops
+    OPS = registered_ops()
     p = sub.add_parser("certify", help="run the corpus on one adapter; write certificate.json + report")
     p.add_argument("--adapter", required=True, help="adapter name, entry point name, or package.module:Class")
     p.add_argument("--out", required=True, help="output folder (results.jsonl, report.html, certificate.json)")
@@ -118,12 +119,8 @@ def build_parser():
     from . import selftest
     selftest.register(sub)
 
-    try:
-        from reports.commands import register
-    except ImportError:
-        pass
-    else:
-        register(sub)
+    from .commands import register
+    register(sub)
     return parser
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-from contract.case import OPS
 from contract.codec import CodecError
 from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT, EXIT_USAGE
 
@@ -46,7 +45,8 @@ def cmd_selftest(args) -> int:
         cases, digest = load_corpus(args.corpus)
     except (OSError, CodecError) as e:
         return _fail(EXIT_BAD_INPUT, str(e))
-    ops = [op for op in OPS if any(m.op == op for m in mutants)]
+    from oracle.registry import ops as registered
+    ops = [op for op in registered() if any(m.op == op for m in mutants)]
     explore = None
     if args.explore:
         print(f"conform: drawing exploration cases ({args.explore}) for {', '.join(ops)}", file=sys.stderr)

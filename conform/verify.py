@@ -82,7 +82,8 @@ def load(cert_dir):
     for key, typ in (("adapter", dict), ("suite", dict), ("results", dict), ("claimed_ops", list)):
         if not isinstance(cert.get(key), typ):
             raise VerifyError(f"{path}: not a certificate: {key} must be {'an object' if typ is dict else 'a list'}")
-    from contract.case import OPS
+    from oracle.registry import ops as registered_ops
+    OPS = registered_ops()
     if not all(op in OPS for op in cert["claimed_ops"]):
         raise VerifyError(f"{path}: claimed_ops must name ops ({', '.join(OPS)}); got {cert['claimed_ops']!r}"[:400])
     if not isinstance(cert["adapter"].get("name"), str):

@@ -1,4 +1,4 @@
-"""Case: one call of one documented op, as pure data (see docs/CASES.md for each op's fields)."""
+"""Case: one call of one documented op, as pure data (docs/CASES.md; each op's fields: docs/SPEC.md)."""
 from __future__ import annotations
 
 import hashlib
@@ -11,7 +11,6 @@ import numpy as np
 
 from .codec import CodecError, short, decode_array, decode_scalar, encode_array, encode_scalar
 
-OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
 ORIGINS = ("doc-example", "error-case", "generated", "regression")
 # The JSON type of each field of Case.to_json(); from_json refuses any other.
 _FIELD_TYPES = {"id": (str, "a string"), "op": (str, "a string"), "origin": (str, "a string"),
@@ -30,8 +29,10 @@ class Case:
     id: str = field(default="", compare=False)
 
     def __post_init__(self):
-        if self.op not in OPS:
-            raise CodecError(f"unknown op {self.op!r}; ops are {', '.join(OPS)}")
+        # The op name is checked where a case enters (corpus load, the worker wire) against the oracle's
+        # registry: the contract knows no ops.
+        if not isinstance(self.op, str) or not self.op:
+            raise CodecError(f"a case's op must be a non-empty string, got {self.op!r}")
         if self.origin not in ORIGINS:
             raise CodecError(f"unknown origin {self.origin!r}; origins are {', '.join(ORIGINS)}")
         inputs = {k: np.asarray(v) for k, v in dict(self.inputs).items()}
@@ -121,48 +122,3 @@ def _freeze(p):
     # Params stay plain dicts/lists for ease of use; encode once to validate they are JSON-able.
     encode_params(p)
     return MappingProxyType(dict(p))
-
-
-# ---- setitem keys as data ---------------------------------------------------------------
-# key element: int | true/false | "..." | {"slice": [start, stop, step]} | {"tensor": input_name}
-# a slice bound may itself be {"tensor": name} (the scatter form a[d:indices]).
-# a tuple key is {"tuple": [elements]}.
-
-def decode_key(key, inputs):
-    """Turn the data form of a setitem key into the Python key a user would write."""
-    if isinstance(key, Mapping) and "tuple" in key:
-        return tuple(_decode_key_elem(e, inputs) for e in key["tuple"])
-    return _decode_key_elem(key, inputs)
-
-
-def _decode_key_elem(e, inputs):
-    if e == "...":
-        return Ellipsis
-    if isinstance(e, bool) or isinstance(e, int) or isinstance(e, float):
-        return e
-    if isinstance(e, Mapping) and "slice" in e:
-        return slice(*(_decode_key_elem(b, inputs) if b is not None else None for b in e["slice"]))
-    if isinstance(e, Mapping) and "tensor" in e:
-        return inputs[e["tensor"]]
-    raise CodecError(f"bad setitem key element {e!r}")
-
-
-def key_text(key) -> str:
-    """The key as a user writes it inside a[...], tensor refs by name."""
-    def one(e):
-        if e == "...":
-            return "..."
-        if isinstance(e, Mapping) and "slice" in e:
-            parts = ["" if b is None else (b["tensor"] if isinstance(b, Mapping) else repr(b)) for b in e["slice"]]
-            while len(parts) > 2 and parts[-1] == "":
-                parts.pop()
-            return ":".join(parts)
-        if isinstance(e, Mapping) and "tensor" in e:
-            return e["tensor"]
-        return repr(e)
-    if isinstance(key, Mapping) and "tuple" in key:
-        items = [one(e) for e in key["tuple"]]
-        if not items:
-            return "()"     # a[()] : the empty tuple key of a 0-d tensor
-        return ", ".join(items) + ("," if len(items) == 1 else "")
-    return one(key)

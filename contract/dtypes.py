@@ -1,4 +1,4 @@
-"""The dtype table: names on the wire, NumPy dtypes, and each op's documented lists."""
+"""The dtype table: names on the wire and NumPy dtypes (what each op's document lists: its OpSpec.dtypes)."""
 from __future__ import annotations
 
 import math
@@ -52,20 +52,6 @@ def is_float(dt) -> bool:
 
 def is_int(dt) -> bool:
     return dtype_name(dt) in INTS
-
-
-# What each op's document lists (the oracle's single source; strategies may read it).  Lists the documents
-# do not give are absent: the op is then dtype-agnostic data movement (setitem tensors, scatter self/src,
-# set_) or not listed at all (scatter_nd_add's x: see SNA-GAP-DTYPE).
-DOCUMENTED = {
-    "setitem": {"scalar_target": ("int32",),                    # SI-VAL-S: DT_INT32 only
-                "scatter_indices": ("int32",)},                 # SI-EX-7 uses DT_INT32 indices
-    "clip": {"input": ("float32", "float16", "bfloat16", "int32", "int16"),     # CL-DTYPE
-             "bound": ("float32", "float16", "int32", "int16"),                 # CL-BOUND-DTYPE
-             "special": ("float32", "float16")},                                # CL-NONFLOAT-SPECIAL
-    "scatter": {"index": ("int64",)},                           # SC-GAP-DTYPE: the seed shows int64 only
-    "scatter_nd_add": {"indices": ("int32", "int64")},          # SNA-IDX-DTYPE
-}
 
 
 # ---- scalar -> dtype conversions the ops share: exact where the dtype holds the value --------------

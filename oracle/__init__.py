@@ -1,4 +1,4 @@
-"""The executable spec: NumPy reference semantics of the documented ops (see ../shared/spec/CLAUSES.md).
+"""The executable spec: NumPy reference semantics of the documented ops (their clauses: docs/SPEC.md).
 
     oracle.setitem(target, key, value)            pypto Tensor.__setitem__ (returns the new target)
     oracle.clip(x, min=None, max=None)            pypto clip
@@ -7,19 +7,41 @@
     oracle.set_(target, source=None, storage_offset=0, size=None, stride=None)  a view sharing the source's storage
     oracle.expect(case) -> Expectation
 
-Documented errors raise SpecError (.clause, .documented); unsupported or open input raises Unspecified
-(.clause, .natural).
+Each op is one module whose OpSpec declares everything about it (oracle/opspec.py); `oracle.<op>` is
+its reference function, found through oracle/registry.py.  Documented errors raise SpecError (.clause,
+.documented); unsupported or open input raises Unspecified (.clause, .natural).
 """
 from contract.case import Case
-from .clauses import CLAUSES, Clause
-from .clip import Element, clip
+from contract.expectation import Expectation, ExpectedArray
+
+from . import registry
 from .errors import SpecError, Unspecified
 from .expect import expect
-from contract.expectation import Expectation, ExpectedArray
-from .scatter import scatter
-from .scatter_nd_add import scatter_nd_add
-from .set_ import Storage, set_
-from .setitem import setitem
+from .opspec import Clause, OpSpec
+from .registry import CLAUSES, register
 
-__all__ = ["setitem", "clip", "scatter", "scatter_nd_add", "set_", "expect", "SpecError", "Unspecified",
-           "CLAUSES", "Clause", "Case", "Expectation", "ExpectedArray", "Element", "Storage"]
+registry.discover()
+
+
+def _public() -> dict:
+    # importing a submodule binds the package attribute of that name to the module: rebind to the function
+    names = {}
+    for spec in registry.SPECS.values():
+        names[spec.name] = spec.reference
+        names.update(spec.exports)
+    return names
+
+
+globals().update(_public())
+
+
+def __getattr__(name):
+    # an op registered after import (register(spec)) is reachable as oracle.<name> too
+    names = _public()
+    if name in names:
+        return names[name]
+    raise AttributeError(f"module 'oracle' has no attribute {name!r}")
+
+
+__all__ = [*_public(), "expect", "register", "SpecError", "Unspecified", "CLAUSES", "Clause", "OpSpec",
+           "Case", "Expectation", "ExpectedArray"]

@@ -14,13 +14,18 @@ from typing import Optional
 
 import numpy as np
 
-from contract.dtypes import DOCUMENTED, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from .errors import Open, SpecError
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
+from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
-INPUT_DTYPES = DOCUMENTED["clip"]["input"]         # CL-DTYPE
-BOUND_DTYPES = DOCUMENTED["clip"]["bound"]         # CL-BOUND-DTYPE
-SPECIAL_DTYPES = DOCUMENTED["clip"]["special"]     # CL-NONFLOAT-SPECIAL: FP16/FP32 only
+# What the document lists (pypto's DT_* names as the suite's dtype names)
+DTYPES = {"input": ("float32", "float16", "bfloat16", "int32", "int16"),     # CL-DTYPE
+          "bound": ("float32", "float16", "int32", "int16"),                 # CL-BOUND-DTYPE
+          "special": ("float32", "float16")}                                 # CL-NONFLOAT-SPECIAL
+INPUT_DTYPES = DTYPES["input"]
+BOUND_DTYPES = DTYPES["bound"]
+SPECIAL_DTYPES = DTYPES["special"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,19 @@ class Bound:
     value: object = None            # the scalar (int/float/element) or the array (tensor)
     dtype: Optional[str] = None     # element only
 
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind == "tensor"
+
+    def pass_as(self, tensor=lambda t: t, element=Element, scalar=lambda v: v):
+        """The argument a user passes for this bound, in the caller's terms: tensor(the bound tensor),
+        element(value, dtype name) for an Element, scalar(the Python int or float)."""
+        if self.kind == "tensor":
+            return tensor(self.value)
+        if self.kind == "element":
+            return element(self.value, self.dtype)
+        return scalar(self.value)
+
 
 def as_bound(b) -> Optional[Bound]:
     """A user's argument as a Bound: None, int, float, Element, a 0-d array (an Element) or a Tensor."""
@@ -45,7 +63,7 @@ def as_bound(b) -> Optional[Bound]:
         return Bound("element", b.value, b.dtype)
     if isinstance(b, (np.ndarray, np.generic)):
         a = np.asarray(b)
-        if a.ndim == 0:             # docs/CASES.md: an Element is a 0-d tensor of its dtype elsewhere
+        if a.ndim == 0:             # docs/SPEC.md (clip): an Element is a 0-d tensor of its dtype elsewhere
             return Bound("element", a[()].item(), dtype_name(a.dtype))
         return Bound("tensor", a)
     return Bound("float" if isinstance(b, float) else "int", b)
@@ -185,3 +203,103 @@ def clip(x, min=None, max=None):
     """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
     outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max))
     return outputs["out"].value
+
+
+# ---- the op's declaration: document, clauses, case contract, decoder (docs/SPEC.md) --------------
+
+@dataclass(frozen=True)
+class ClipCall:
+    """clip's arguments: `clip(x, min, max)`; an omitted bound is None."""
+    x: object
+    min: Optional[Bound]
+    max: Optional[Bound]
+
+
+def decode(case, inputs=None) -> ClipCall:
+    """The one reading of a clip case (params.min/max: absent, or {"kind": tensor|int|float|element, ...})."""
+    return ClipCall(need_input(case, "x", inputs), _decode_bound(case, "min", inputs),
+                    _decode_bound(case, "max", inputs))
+
+
+def _decode_bound(case, which, inputs):
+    spec = case.params.get(which)
+    if spec is None:
+        return None
+    kind = spec.get("kind") if hasattr(spec, "get") else None
+    if kind == "tensor":
+        return Bound("tensor", need_input(case, which, inputs))
+    if kind not in ("int", "float", "element"):
+        raise malformed(case, f"{which} = {spec!r} has no known kind")
+    if "value" not in spec:
+        raise malformed(case, f"{which} field 'value' is missing")
+    if kind != "element":
+        return Bound(kind, spec["value"])
+    try:
+        dtype_from_name(spec.get("dtype"))
+    except (KeyError, TypeError):
+        raise malformed(case, f"{which} element dtype {spec.get('dtype')!r}") from None
+    return Bound("element", spec["value"], spec["dtype"])
+
+
+def solve_case(case):
+    a = decode(case)
+    return solve(a.x, a.min, a.max)
+
+
+def call(case) -> dict:
+    a = decode(case)
+    x = np.array(a.x, copy=True)
+    out = clip(x, min=a.min and a.min.pass_as(), max=a.max and a.max.pass_as())
+    return {"out": out, "x": x}
+
+
+def repro(case, literal) -> tuple:
+    a = decode(case)
+
+    def text(which, b):
+        if b is None:
+            return "None"
+        return b.pass_as(lambda _: which, lambda v, dt: f"oracle.Element({literal(v)}, {dt!r})", literal)
+    return [f"out = oracle.clip(x, min={text('min', a.min)}, max={text('max', a.max)})"], [], {"out": "out", "x": "x"}
+
+
+_DOC = "Parameters: min, max"
+SPEC = OpSpec(
+    name="clip", source="pypto.clip.txt", title="pypto clip",
+    clause_rows=(
+        ("CL-FORMULA", "sem", "Description; Return value",
+         "y = min(max(x, lo), hi) elementwise; returns a new tensor; the input is not modified"),
+        ("CL-DTYPE", "sem", "Parameters: input; Return value",
+         "input dtypes FP32, FP16, BF16, INT32, INT16; output dtype equals input dtype"),
+        ("CL-RANK", "uns", "Parameters: input, min, max", "only 1-4 dims; no empty tensors; at most INT32_MAX elements"),
+        ("CL-BOUND-TYPES", "sem", "Prototype; Parameters: min, max",
+         "a bound is int, float, Element or Tensor; scalars become an Element of the input dtype"),
+        ("CL-BOUND-DTYPE", "err", _DOC, "a Tensor/Element bound must have the input's dtype (FP32, FP16, INT32, INT16)"),
+        ("CL-SAME-KIND", "err", "Constraints, item 1", "lo and hi must be of the same kind: both Element or both Tensor"),
+        ("CL-BROADCAST", "sem", "Constraints, item 2", "a Tensor bound must broadcast to the input's shape"),
+        ("CL-DEFAULTS", "sem", _DOC,
+         "lo defaults to -inf, hi to +inf; for integer inputs the default comparison is skipped"),
+        ("CL-NONE", "sem", "Constraints, item 3", "both bounds omitted: the values are returned unchanged"),
+        ("CL-NAN-BOUND", "sem", "Return value", "a NaN bound gives NaN output"),
+        ("CL-MIN-GT-MAX", "sem", "Return value", "where lo > hi the output is hi"),
+        ("CL-NONFLOAT-SPECIAL", "sem", _DOC, "NaN and infinities only mean something for float dtypes"),
+        ("CL-EX-1", "ex", "Call examples: the first (tensor bounds)", "the tensor-bound example"),
+        ("CL-EX-2", "ex", "Call examples: example 2 (scalar bounds)", "the scalar-bound example"),
+        ("CL-GAP-NAN-X", "gap", "Return value", "what NaN in x gives is not stated"),
+        ("CL-GAP-BF16", "gap", "Parameters: input against min, max",
+         "BF16 is listed for the input but not for Tensor/Element bounds"),
+        ("CL-GAP-CAST", "gap", _DOC, "a scalar bound the input dtype cannot hold (1.5 for INT32, 40000 for INT16): "
+                                     "its conversion is not stated", ADDED),
+    ),
+    inputs=(Field("x", "the input"),
+            Field("min", "the min bound, when params.min is of kind tensor", required=False),
+            Field("max", "the max bound, when params.max is of kind tensor", required=False)),
+    params=(Field("min", 'absent: the bound is omitted (None); else {"kind": K, ...}. Kind "tensor": the bound '
+                         'is inputs.min; "int" / "float": the Python scalar "value"; "element": a pypto Element of '
+                         '"dtype" with "value" (a 0-d tensor of that dtype in other frameworks)', required=False),
+            Field("max", "as min, for the max bound (inputs.max)", required=False)),
+    outputs=(Field("out", "what the call returned"),
+             Field("x", "the input after the call (must be unchanged)")),
+    decode=decode, solve=solve_case, reference=clip, call=call, repro=repro, dtypes=DTYPES,
+    exports={"Element": Element},
+)

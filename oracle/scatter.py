@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from contract.dtypes import DOCUMENTED, cast, dtype_name, holds, is_float, is_int, is_number, to_dtype
-from .errors import Open, SpecError
+from dataclasses import dataclass
+
+from contract.dtypes import cast, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from .errors import Open, SpecError, Unspecified
 from contract.expectation import CHOICES, EXACT, ExpectedArray
+from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
 
 _NO_VALUE = object()
 MAX_CHOICES = 1 << 24       # elements in a CHOICES answer (k candidates x self.size)
-INDEX_DTYPES = DOCUMENTED["scatter"]["index"]      # SC-GAP-DTYPE: the seed only shows torch.tensor([...]): int64
+DTYPES = {"index": ("int64",)}      # SC-GAP-DTYPE: the seed only shows torch.tensor([...]): int64
+INDEX_DTYPES = DTYPES["index"]
 
 
 def solve(self_, dim, index, src=None, value=_NO_VALUE, index_dtypes=INDEX_DTYPES, gap="SC-GAP-DTYPE"):
@@ -141,3 +145,111 @@ def scatter(input, dim, index, src=None, *, value=None):
         raise ValueError("scatter needs src or value")
     outputs, _ = solve(input, dim, index, src, _NO_VALUE if value is None else value)
     return outputs["out"].value
+
+
+# ---- the op's declaration: document, clauses, case contract, decoder (docs/SPEC.md) --------------
+
+@dataclass(frozen=True)
+class ScatterCall:
+    """`input.scatter(dim, index, src)`, `scatter(dim, index, value=v)`, or scatter_ when `inplace`."""
+    input: object
+    dim: object
+    index: object
+    src: object             # None in the value form
+    value: object           # _NO_VALUE in the src form
+    inplace: bool
+
+    @property
+    def src_or_value(self):
+        """The third argument as a user passes it: the src tensor or the scalar value."""
+        return self.value if self.src is None else self.src
+
+
+def decode(case, inputs=None) -> ScatterCall:
+    self_ = need_input(case, "input", inputs)
+    index = need_input(case, "index", inputs)
+    dim = need_param(case, "dim")
+    if ("src" in case.inputs) == ("value" in case.params):
+        raise malformed(case, "give exactly one of inputs.src and params.value")
+    src = need_input(case, "src", inputs) if "src" in case.inputs else None
+    value = case.params["value"] if src is None else _NO_VALUE
+    return ScatterCall(self_, dim, index, src, value, case.params.get("inplace", False))
+
+
+def solve_case(case):
+    a = decode(case)
+    try:
+        outputs, clauses = solve(a.input, a.dim, a.index, a.src, a.value)
+    except Unspecified as e:
+        e.natural = _with_input(e.natural, a.input, a.inplace)
+        raise
+    return _with_input(outputs, a.input, a.inplace), (*clauses, "SC-INPLACE")
+
+
+def _with_input(outputs, self_, inplace):
+    # SC-INPLACE: scatter_ leaves self equal to the result; scatter leaves it untouched
+    if "out" not in outputs:
+        return outputs
+    return {"out": outputs["out"], "input": outputs["out"] if inplace else ExpectedArray(np.array(self_))}
+
+
+def call(case) -> dict:
+    a = decode(case)
+    self_ = np.array(a.input, copy=True)
+    kw = {} if a.src is not None else {"value": a.value}
+    out = scatter(self_, a.dim, a.index, a.src, **kw)
+    if a.inplace:
+        self_[...] = out        # scatter_ writes into self (SC-INPLACE)
+    return {"out": out, "input": self_}
+
+
+def repro(case, literal) -> tuple:
+    a = decode(case)
+    last = "src" if a.src is not None else f"value={literal(a.value)}"
+    call = [f"out = oracle.scatter(input, {literal(a.dim)}, index, {last})"]
+    after = ["input[...] = out   # scatter_ writes into self (SC-INPLACE)"] if a.inplace else []
+    return call, after, {"out": "out", "input": "input"}
+
+
+def _native_api(case) -> str:
+    return "oracle.scatter (as scatter_)" if case.params.get("inplace") else "oracle.scatter"
+
+
+_SUPPLEMENT = "Supplement (the rules after the description)"
+_SESSION = "Code experiment (the torch 1.2 session)"
+SPEC = OpSpec(
+    name="scatter", source="torch.Tensor.scatter_.txt",
+    title="torch Tensor.scatter_ / scatter (a description with a torch 1.2 session transcript)",
+    clause_rows=(
+        ("SC-RULE", "sem", "Function description", "for every position p of index: self[p with p[dim] = index[p]] = src[p]"),
+        ("SC-VALUE", "sem", _SUPPLEMENT, "a float value may replace src: every indexed position gets the value"),
+        ("SC-NDIM", "err", _SUPPLEMENT, "self, index and src have the same number of dims"),
+        ("SC-RANGE", "err", f"{_SUPPLEMENT}; {_SESSION}",
+         "every index value is in [0, self.size(dim) - 1] (RuntimeError 'Invalid index in scatter')"),
+        ("SC-SIZE-SRC", "err", _SUPPLEMENT, "index.size(d) <= src.size(d) for every d"),
+        ("SC-SIZE-SELF", "err", _SUPPLEMENT, "index.size(d) <= self.size(d) for every d != dim"),
+        ("SC-DUP", "uns", _SUPPLEMENT, "index values along dim must not repeat; the winner of a collision is not "
+                                       "defined"),
+        ("SC-INPLACE", "sem", "Reference links (the two signatures)", "scatter_ writes into self; scatter returns a new tensor"),
+        ("SC-EX-1", "ex", f"{_SESSION}: the dim-0 call", "the dim-0 example"),
+        ("SC-EX-2", "ex", f"{_SESSION}: the scalar 1.23 call", "the scalar 1.23 example"),
+        ("SC-EX-3", "ex", f"{_SESSION}: the last dim-1 call", "the dim-1 [[0,1,2],[2,0,1]] example"),
+        ("SC-GAP-DUP-ERR", "gap", f"{_SESSION}: the call that raised",
+         "the source shows an old torch raising for a dim-1 case with repeats; current torch does not"),
+        ("SC-GAP-DTYPE", "gap", _SESSION, "index dtype (the source shows int64 only), a src dtype other than "
+                                          "self's, bool/float index: not stated", ADDED),
+        ("SC-GAP-DIM", "gap", "Function description", "a negative or out-of-range dim, and 0-d tensors: not stated",
+         ADDED),
+        ("SC-GAP-VALUE-CAST", "gap", _SUPPLEMENT, "a value self's dtype cannot hold (1.23 into an int tensor): not "
+                                                  "stated", ADDED),
+    ),
+    inputs=(Field("input", "self"), Field("index", "the index"),
+            Field("src", "the src tensor (absent in the value form)", required=False)),
+    params=(Field("dim", "the dim"),
+            Field("inplace", "true: scatter_ (self is written); false or absent: scatter", required=False),
+            Field("value", "the scalar of the value form (absent otherwise)", required=False)),
+    outputs=(Field("out", "what the call returned"),
+             Field("input", "self after the call: unchanged for scatter, equal to out for scatter_")),
+    decode=decode, solve=solve_case, reference=scatter, call=call, repro=repro, dtypes=DTYPES,
+    native_api=_native_api,
+)

@@ -10,11 +10,16 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from contract.dtypes import DOCUMENTED, cast, dtype_name, is_float
+from dataclasses import dataclass
+
+from contract.dtypes import cast, dtype_name, is_float
 from .errors import Open, SpecError
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
+from .opspec import ADDED, Field, OpSpec, need_input
 
-INDEX_DTYPES = DOCUMENTED["scatter_nd_add"]["indices"]     # SNA-IDX-DTYPE
+# x's dtypes are not listed (SNA-GAP-DTYPE)
+DTYPES = {"indices": ("int32", "int64")}       # SNA-IDX-DTYPE
+INDEX_DTYPES = DTYPES["indices"]
 
 
 def solve(x, indices, updates, use_locking=False):
@@ -165,3 +170,78 @@ def scatter_nd_add(x, indices, updates, use_locking=False):
     """mindspore scatter_nd_add: x after the update (a new array here; the caller owns the in-place part)."""
     outputs, _ = solve(x, indices, updates, use_locking)
     return outputs["out"].value
+
+
+# ---- the op's declaration: document, clauses, case contract, decoder (docs/SPEC.md) --------------
+
+NOT_GIVEN = object()     # use_locking not passed
+
+
+@dataclass(frozen=True)
+class ScatterNdAddCall:
+    """`scatter_nd_add(x, indices, updates[, use_locking])`."""
+    x: object
+    indices: object
+    updates: object
+    use_locking: object = NOT_GIVEN     # passed exactly as given, when given (SNA-LOCK)
+
+    @property
+    def lock_given(self) -> bool:
+        return self.use_locking is not NOT_GIVEN
+
+
+def decode(case, inputs=None) -> ScatterNdAddCall:
+    return ScatterNdAddCall(need_input(case, "x", inputs), need_input(case, "indices", inputs),
+                            need_input(case, "updates", inputs), case.params.get("use_locking", NOT_GIVEN))
+
+
+def solve_case(case):
+    a = decode(case)
+    return solve(a.x, a.indices, a.updates, a.use_locking if a.lock_given else False)
+
+
+def call(case) -> dict:
+    a = decode(case)
+    x = np.array(a.x, copy=True)
+    out = scatter_nd_add(x, a.indices, a.updates, **({"use_locking": a.use_locking} if a.lock_given else {}))
+    x[...] = out                # SNA-RETURN: x itself is updated
+    return {"out": out, "x": x}
+
+
+def repro(case, literal) -> tuple:
+    a = decode(case)
+    extra = f", use_locking={literal(a.use_locking)}" if a.lock_given else ""
+    return ([f"out = oracle.scatter_nd_add(x, indices, updates{extra})"],
+            ["x[...] = out   # x itself is updated (SNA-RETURN)"], {"out": "out", "x": "x"})
+
+
+_RAISES = "Raises"
+SPEC = OpSpec(
+    name="scatter_nd_add", source="mindspore.ops.scatter_nd_add.txt", title="mindspore ops.scatter_nd_add",
+    clause_rows=(
+        ("SNA-RULE", "sem", "Description", "for every leading position i of indices: x[indices[i]] += updates[i]"),
+        ("SNA-SHAPES", "sem", "Description; Args: indices, updates",
+         "x rank P; indices rank Q >= 2, last dim N <= P; updates shape indices.shape[:-1] + x.shape[N:]"),
+        ("SNA-DUP", "sem", "Description (a sparse addition)", "repeated indices accumulate"),
+        ("SNA-RETURN", "sem", "Description; Returns", "returns x after the update, same shape and dtype; x itself "
+                                                      "is updated"),
+        ("SNA-IDX-DTYPE", "err", _RAISES, "indices dtype other than int32/int64: TypeError"),
+        ("SNA-DTYPE", "err", _RAISES, "x and updates of different dtypes: TypeError"),
+        ("SNA-LOCK", "err", _RAISES, "use_locking not a bool: TypeError"),
+        ("SNA-UPD-SHAPE", "err", _RAISES, "updates shape not equal to indices.shape[:-1] + x.shape[N:]: ValueError"),
+        ("SNA-CONVERT", "err", _RAISES, "an impossible implicit conversion of updates: RuntimeError"),
+        ("SNA-EX-1", "ex", "Examples: the first", "the 1-D float32 example"),
+        ("SNA-EX-2", "ex", "Examples: the second", "the 3-D int32 example"),
+        ("SNA-GAP-RANGE", "gap", "Args: indices", "out-of-range and negative indices are not mentioned"),
+        ("SNA-GAP-CONVERT", "gap", _RAISES, "SNA-DTYPE raises TypeError for any dtype difference, SNA-CONVERT "
+                                            "implies an implicit conversion that fails with RuntimeError only when "
+                                            "impossible", ADDED),
+        ("SNA-GAP-DTYPE", "gap", "Args: input_x", "x's dtypes are not listed; bool has no addition", ADDED),
+        ("SNA-GAP-OVERFLOW", "gap", "Description", "an integer sum outside the dtype's range is not mentioned", ADDED),
+    ),
+    inputs=(Field("x", "input_x"), Field("indices", "the indices"), Field("updates", "the updates")),
+    params=(Field("use_locking", "passed as given (absent: not passed); non-bool values exercise SNA-LOCK",
+                  required=False),),
+    outputs=(Field("out", "the returned tensor"), Field("x", "x after the call (updated in place)")),
+    decode=decode, solve=solve_case, reference=scatter_nd_add, call=call, repro=repro, dtypes=DTYPES,
+)

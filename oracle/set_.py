@@ -19,9 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from typing import Optional
+
 from .errors import Open, SpecError
 from contract.dtypes import cast
 from contract.expectation import EXACT, ExpectedArray
+from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
 MAX_DIMS = 8        # ST-E-MAXDIM
 
@@ -227,3 +230,178 @@ def set_(target, source=None, storage_offset=0, size=None, stride=None, *, sourc
         return apply(target, "storage", source.data.reshape(-1), None, args, other)[0]
     storage, view = storage_of(np.asarray(source))
     return apply(target, "tensor", storage, view, args, other)[0]
+
+
+# ---- the op's declaration: document, clauses, case contract, decoder (docs/SPEC.md) --------------
+
+SOURCE_KINDS = ("none", "storage", "tensor")
+VIEW_ARGS = ("storage_offset", "size", "stride")
+
+
+@dataclass(frozen=True)
+class SetCall:
+    """`target.set_(source, storage_offset, size, stride)` with the suite's probe of the aliasing."""
+    target: object
+    kind: str                   # none (set_()) | storage (a Storage over `source`) | tensor
+    source: object              # inputs.source, the 1-D storage; None for kind none
+    view: Optional[View]        # kind tensor: the source tensor over that storage; None: all of it, 1-D
+    kwargs: dict                # the view arguments passed, exactly as given (ST-E-TYPE cases hold wrong types)
+    probe: object = None        # written through self after the call (ST-ALIAS); None: no probe
+    device: Optional[str] = None    # params.source_device as given: "other" puts the source on another
+    #                                 device than self (ST-E-DEVICE); None or "same": self's
+
+    @property
+    def other_device(self) -> bool:
+        return self.device == "other"
+
+
+def decode(case, inputs=None) -> SetCall:
+    target = need_input(case, "target", inputs)
+    kind = case.params.get("source_kind", "none")
+    if kind not in SOURCE_KINDS:
+        raise malformed(case, f"source_kind {kind!r}")
+    source = None if kind == "none" else need_input(case, "source", inputs)
+    view = _source_view(case) if kind == "tensor" else None
+    probe = case.params.get("probe")
+    if probe is not None and not isinstance(probe, (int, float)):
+        raise malformed(case, f"probe {probe!r} is not a number")
+    device = case.params.get("source_device")
+    if "source_device" in case.params and device not in ("same", "other"):
+        raise malformed(case, f"source_device {device!r} (same or other)")
+    kwargs = {k: case.params[k] for k in VIEW_ARGS if k in case.params}
+    return SetCall(target, kind, source, view, kwargs, probe, device)
+
+
+def _source_view(case) -> Optional[View]:
+    sv = case.params.get("source_view")
+    if not sv:
+        return None
+    try:
+        view = View(int(sv["offset"]), tuple(int(n) for n in sv["size"]), tuple(int(s) for s in sv["stride"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise malformed(case, f"source_view {sv!r}") from e
+    storage = need_input(case, "source").size
+    if (view.offset < 0 or len(view.size) != len(view.stride) or min(view.size + view.stride, default=0) < 0
+            or needed(view) > storage):
+        raise malformed(case, f"source_view {sv!r} is not a tensor over a storage of {storage}")
+    return view
+
+
+def solve_case(case):
+    a = decode(case)
+    storage = None if a.kind == "none" else np.asarray(a.source).reshape(-1)
+    view = a.view or (View(0, (storage.size,), (1,)) if a.kind == "tensor" else None)
+    return solve(a.target, a.kind, storage, view, a.kwargs, a.probe, other_device=a.other_device)
+
+
+def call(case) -> dict:
+    a = decode(case)
+    storage = None if a.source is None else np.array(a.source, copy=True)
+    source = None
+    if a.kind == "storage":
+        source = Storage(storage)
+    elif a.kind == "tensor":
+        source = storage if a.view is None else as_strided(      # a view of the storage, even when empty
+            storage[a.view.offset:], shape=a.view.size, strides=[n * storage.itemsize for n in a.view.stride],
+            writeable=True)
+    kw = dict(a.kwargs, **({} if a.device is None else {"source_device": a.device}))
+    result = set_(np.array(a.target, copy=True), source, **kw)
+    outs = {"self": np.array(result, copy=True)}
+    if a.probe is not None and source is not None and result.size:
+        np.copyto(result, a.probe, casting="unsafe")       # write through self (ST-ALIAS)
+    if source is not None:
+        seen = storage if a.kind == "storage" else source  # a Storage is seen as its whole 1-D memory
+        outs["source_after_fill"] = np.array(seen, copy=True)
+    return outs
+
+
+def repro(case, literal) -> tuple:
+    a = decode(case)
+    call, src = [], ""
+    if a.kind == "storage":
+        call.append("src = oracle.Storage(source)")
+        src = "src"
+    elif a.kind == "tensor":
+        src = "source"
+        if a.view is not None:
+            v = a.view
+            call.append(f"view = np.lib.stride_tricks.as_strided(source[{v.offset}:], shape={v.size!r}, "
+                        f"strides=tuple(s * source.itemsize for s in {v.stride!r}), writeable=True)")
+            src = "view"
+    kw = [f"{k}={literal(v)}" for k, v in a.kwargs.items()]
+    kw += [] if a.device is None else [f"source_device={literal(a.device)}"]
+    call.append(f"result = oracle.set_(target, {', '.join([src] * bool(src) + kw)})")
+    after = ["self_ = np.array(result, copy=True)"]
+    outputs = {"self": "self_"}
+    if src:
+        if a.probe is not None:
+            after.append(f"np.copyto(result, {literal(a.probe)}, casting='unsafe') if result.size else None"
+                         "   # a write through self (ST-ALIAS)")
+        seen = "source" if a.kind == "storage" else src      # a Storage is seen as its whole 1-D memory
+        after.append(f"source_after_fill = np.array({seen}, copy=True)")
+        outputs["source_after_fill"] = "source_after_fill"
+    return call, after, outputs
+
+
+_SIGS = "Legal call signatures"
+_RAISES = "Raises"
+SPEC = OpSpec(
+    name="set_", source="mindspore.Tensor.set_.txt", title="mindspore Tensor.set_",
+    clause_rows=(
+        ("ST-EMPTY", "sem", f"{_SIGS}: set_()", "set_() makes self an empty tensor"),
+        ("ST-STORAGE", "sem", f"{_SIGS}: set_(source: Storage)", "set_(storage) makes self use that storage"),
+        ("ST-STORAGE-VIEW", "sem", f"{_SIGS}: set_(source: Storage, storage_offset, size, stride)",
+         "set_(storage, offset, size, stride) also sets offset, size and stride"),
+        ("ST-TENSOR", "sem", f"Description; {_SIGS}: set_(source: Tensor)",
+         "set_(tensor) shares the tensor's storage with its offset, size and stride"),
+        ("ST-TENSOR-VIEW", "sem", f"{_SIGS}: set_(source: Tensor, storage_offset, size, stride)",
+         "set_(tensor, offset, size, stride) shares storage with the given view"),
+        ("ST-STRIDE-DEFAULT", "sem", "Args: stride", "stride None means row-major contiguous strides for size"),
+        ("ST-ALIAS", "sem", "Description", "after set_, a write through either tensor is visible through the other"),
+        ("ST-E-TYPE", "err", _RAISES, "wrong argument types or count: TypeError"),
+        ("ST-E-BOUNDS", "err", _RAISES, "size equal to self's current size and the view needs storage beyond the "
+                                        "source's: RuntimeError"),
+        ("ST-GAP-BOUNDS", "gap", _RAISES, "a view beyond the source's storage with a size different from self's is "
+                                          "not covered"),
+        ("ST-E-OFFSET", "err", _RAISES, "storage_offset < 0: RuntimeError"),
+        ("ST-E-NEGSIZE", "err", _RAISES, "a negative size entry: RuntimeError"),
+        ("ST-E-NEGSTRIDE", "err", _RAISES, "a negative stride entry: RuntimeError"),
+        ("ST-E-RANK", "err", _RAISES, "len(size) != len(stride): RuntimeError"),
+        ("ST-E-MAXDIM", "err", _RAISES, "more than 8 dims: RuntimeError"),
+        ("ST-E-NONCONTIG", "err", _RAISES, "a non-contiguous source tensor together with size/stride: RuntimeError"),
+        ("ST-E-DTYPE", "err", _RAISES, "set_(tensor) alone with a different dtype, or a Storage of another dtype: "
+                                       "RuntimeError"),
+        ("ST-E-DEVICE", "err", _RAISES, "source on another device: RuntimeError"),
+        ("ST-EX-1", "ex", "Examples", "the float64-target / float32-source example printing [10, 20, 30]"),
+        ("ST-GAP-EXAMPLE", "gap", f"Examples against {_RAISES}", "ST-EX-1 contradicts ST-E-DTYPE (the example's "
+                                                                 "dtypes differ)"),
+        ("ST-GAP-DTYPE-VIEW", "gap", _RAISES, "set_(tensor, offset, size, stride) with a dtype other than self's is "
+                                              "not covered", ADDED),
+        ("ST-GAP-BOOLINT", "gap", "Args: storage_offset, size, stride", "a bool where an int is required (Python's "
+                                                                        "bool is an int): not stated", ADDED),
+        ("ST-GAP-DEFAULT-ARG", "gap", f"Prototype against {_SIGS}", "set_(source, storage_offset=0) without size: "
+                                                                    "excluded by the list of legal signatures, "
+                                                                    "admitted by the prototype's default", ADDED),
+    ),
+    inputs=(Field("target", "self before the call (its shape and dtype matter: ST-E-BOUNDS, ST-E-DTYPE)"),
+            Field("source", "the source's storage as a 1-D array (absent for set_()). The storage model: a "
+                            "tensor is (storage, offset, size, stride) and its element t[i] is "
+                            "storage[offset + sum(i_j * stride_j)]", required=False)),
+    params=(Field("source_kind", 'none (set_()), storage (a Storage over inputs.source), or tensor'),
+            Field("source_view", 'kind tensor only: {"offset", "size", "stride"} of the source tensor over that '
+                                 'storage (it must fit); absent: contiguous 1-D over all of it', required=False),
+            Field("storage_offset", "passed as a keyword argument iff present, exactly as given (wrong types on "
+                                    "purpose: ST-E-TYPE)", required=False),
+            Field("size", "as storage_offset", required=False),
+            Field("stride", "as storage_offset", required=False),
+            Field("probe", "a number the adapter writes through self after the call (self.fill_(probe)) to check "
+                           "aliasing", required=False),
+            Field("source_device", '"other": the source lives on another device than self (ST-E-DEVICE); absent: '
+                                   "the same device. An adapter puts it on a second device of its framework "
+                                   "(torch: meta), or reports not-applicable when the framework has none here",
+                  required=False)),
+    outputs=(Field("self", "self's values after set_"),
+             Field("source_after_fill", "after self.fill_(probe): the source tensor's values as the user sees them, "
+                                        "or the whole storage as 1-D for kind storage")),
+    decode=decode, solve=solve_case, reference=set_, call=call, repro=repro, exports={"Storage": Storage},
+)

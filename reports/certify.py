@@ -81,7 +81,7 @@ def claimed_ops(m: M.Model, header: dict, claimed=None) -> list:
         claimed = header.get("ops")
     if claimed is None:
         claimed = [op for (op, _), c in m.matrix.items() if sum(c.values()) > c.get("not-applicable", 0)]
-    return [op for op in M.OPS if op in set(claimed)]
+    return m.op_order(set(claimed))
 
 
 def interpreters(header: dict, adapters) -> list:

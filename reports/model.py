@@ -22,8 +22,6 @@ from contract.results import ResultsError, record_problem, iter_records as _iter
 from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
 from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
 
-OPS = ("setitem", "clip", "scatter", "scatter_nd_add", "set_")
-CLAUSE_PREFIX_OP = {"SI": "setitem", "CL": "clip", "SC": "scatter", "SNA": "scatter_nd_add", "ST": "set_"}
 
 DISAGREE_CAP = 20         # differing cases listed per adapter pair
 ROW_TEXT_CAP = 200        # characters of outcome / message kept per failing row
@@ -58,31 +56,22 @@ def case_record_problem(rec) -> str:
 class ClauseInfo:
     id: str
     op: str
-    kind: str       # sem | err | uns | ex | gap | "" (unknown: seen only in results)
+    kind: str           # sem | err | uns | ex | gap | "" (unknown: seen only in results)
     rule: str
+    section: str = ""   # the part of the source document the rule comes from (docs/SPEC.md)
+    source: str = ""    # the source document's file name
 
 
 def clause_catalogue() -> dict:
-    """Every documented clause id -> ClauseInfo, from oracle.CLAUSES when the oracle provides it."""
-    try:
-        import oracle
-        raw = getattr(oracle, "CLAUSES", None)
-        if raw is None:
-            from oracle.clauses import CLAUSES as raw
-    except ImportError:
-        return {}
-    items = raw.items() if hasattr(raw, "items") else ((getattr(c, "id", None), c) for c in raw)
-    out = {}
-    for cid, c in items:
-        get = c.get if isinstance(c, dict) else (lambda k, d="", c=c: getattr(c, k, d))
-        cid = cid or get("id")
-        out[cid] = ClauseInfo(cid, get("op", "") or clause_op(cid), get("kind", "") or _kind_from_id(cid),
-                              get("rule", "") or get("statement", "") or get("text", ""))
-    return out
+    """Every documented clause id -> ClauseInfo, op by op in the oracle registry's order (docs/SPEC.md)."""
+    from oracle.registry import CLAUSES
+    return {cid: ClauseInfo(cid, c.op, c.kind, c.statement, c.section, c.source) for cid, c in CLAUSES.items()}
 
 
 def clause_op(cid: str) -> str:
-    return CLAUSE_PREFIX_OP.get(cid.split("-", 1)[0], "")
+    """The op of a clause id the registry knows, by id or by prefix; "" otherwise."""
+    from oracle.registry import op_of_clause
+    return op_of_clause(cid)
 
 
 def _kind_from_id(cid: str) -> str:
@@ -157,8 +146,15 @@ class Model:
 
     @property
     def ops(self):
-        seen = {op for op, _ in self.matrix}
-        return [op for op in OPS if op in seen] + sorted(seen - set(OPS))
+        """The ops the results hold, in the catalogue's order (the registry's), then any others by name."""
+        return self.op_order({op for op, _ in self.matrix})
+
+    def op_order(self, ops) -> list:
+        known = self.catalogue_ops()
+        return [op for op in known if op in ops] + sorted(set(ops) - set(known))
+
+    def catalogue_ops(self) -> list:
+        return list(dict.fromkeys(i.op for i in self.catalogue.values() if i.op))
 
     @property
     def adapter_names(self):
@@ -186,7 +182,8 @@ class Model:
 
     def clause_ids(self):
         ids = set(self.catalogue) | {c for c, _ in self.clause_stats}
-        return sorted(ids, key=lambda c: (_op_rank(self.clause_op(c)), c))
+        rank = {op: i for i, op in enumerate(self.catalogue_ops())}
+        return sorted(ids, key=lambda c: (rank.get(self.clause_op(c), len(rank)), c))
 
     def clause_op(self, cid):
         info = self.catalogue.get(cid)
@@ -229,12 +226,9 @@ class Model:
 
     def sorted_groups(self):
         # unlisted first: they are what fails the gate
-        return sorted(self.groups.values(),
-                      key=lambda g: (_op_rank(g.op), g.op, g.adapter, g.listed, -g.count, g.verdict, g.clause))
-
-
-def _op_rank(op):
-    return OPS.index(op) if op in OPS else len(OPS)
+        rank = {op: i for i, op in enumerate(self.catalogue_ops())}
+        return sorted(self.groups.values(), key=lambda g: (rank.get(g.op, len(rank)), g.op, g.adapter, g.listed,
+                                                           -g.count, g.verdict, g.clause))
 
 
 def _is_range_id(cid):
@@ -247,7 +241,7 @@ def slug(text: str) -> str:
 
 
 def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
-    """One streaming pass over the results files; catalogue defaults to oracle.CLAUSES.
+    """One streaming pass over the results files; catalogue defaults to clause_catalogue() (the oracle's).
 
     keep_verdicts: also keep one "case_id<TAB>adapter<TAB>verdict" line per record
     (m.verdict_lines, for the certificate's digest).

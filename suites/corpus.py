@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from contract.case import Case, OPS
+from contract.case import Case
 from contract.codec import CodecError, short
 from contract.inputfile import InputFileError, open_input, parse_json, read_lines
 from contract.vocabulary import SUITE_VERSION
@@ -32,15 +32,7 @@ MAX_LINE = 4 << 20          # bytes in one line (one case); docs/CASES.md
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 DEFAULT_PATH = CORPUS_DIR / "corpus.jsonl"
 HASH_NAME = "corpus.sha256"
-PER_FAMILY = 32
-# families whose space is wide get more draws; the rest the default
-PER_FAMILY_OVERRIDES = {
-    ("setitem", "assemble"): 60, ("setitem", "mixed"): 60, ("setitem", "ellipsis"): 50,
-    ("clip", "scalar"): 100, ("clip", "tensor"): 100, ("clip", "min_gt_max"): 50,
-    ("scatter", "rule"): 150, ("scatter", "value"): 70,
-    ("scatter_nd_add", "rule"): 120, ("scatter_nd_add", "duplicates"): 60,
-    ("set_", "storage_view"): 60, ("set_", "tensor"): 50, ("set_", "tensor_view"): 50,
-}
+PER_FAMILY = 32      # cases drawn per family; a strategy module's CORPUS_DRAWS gives its wide families more
 
 
 @contextmanager
@@ -87,19 +79,16 @@ def _draw(strategy, n: int) -> list:
 
 
 def generated_cases() -> list:
-    from .strategies import families
+    from . import strategies
     out = []
-    for op in OPS:
-        for name, strategy in families(op).items():
-            out.extend(draw_examples(strategy, PER_FAMILY_OVERRIDES.get((op, name), PER_FAMILY)))
+    for op in strategies.ops():
+        for name, strategy in strategies.families(op).items():
+            out.extend(draw_examples(strategy, strategies.corpus_draws(op, name, PER_FAMILY)))
     return out
 
 
 def doc_example_cases() -> list:
-    try:
-        from .doc_examples import doc_examples
-    except ImportError:
-        return []
+    from .doc_examples import doc_examples
     return [case for case, _outputs in doc_examples()]
 
 
@@ -109,16 +98,16 @@ def error_case_list() -> list:
 
 
 def with_oracle_clauses(case: Case) -> Case:
-    """The case with every clause the oracle's answer cites added to its own tags."""
+    """The case with every clause the oracle's answer cites added to its own tags.
+
+    The one place a case gets its clause tags: every case maker (strategies.common.make_case, the doc
+    examples, the error cases) calls it, so tags never restate a rule the oracle decides."""
     import oracle
-    expect = getattr(oracle, "expect", None)
-    if expect is None:
-        return case
-    merged = tuple(dict.fromkeys((*case.clauses, *expect(case).clauses)))
+    merged = tuple(dict.fromkeys((*case.clauses, *oracle.expect(case).clauses)))
     if merged == case.clauses:
         return case
     return Case(op=case.op, inputs=case.inputs, params=case.params, clauses=merged, origin=case.origin,
-                label=case.label)
+                label=case.label, id=case.id)
 
 
 def build_corpus() -> list:
@@ -127,7 +116,7 @@ def build_corpus() -> list:
     for case in doc_example_cases() + error_case_list() + generated_cases():
         if case.id not in seen:
             seen.add(case.id)
-            out.append(with_oracle_clauses(case))
+            out.append(case)
     return out
 
 
@@ -211,6 +200,7 @@ def iter_corpus(path=DEFAULT_PATH) -> Iterator[Case]:
                 continue
             try:
                 case = Case.from_json(obj)
+                _check_op(case)
             except CodecError as e:
                 raise CorpusError(path, lineno, str(e)) from None
             first = lines_of.setdefault(case.id, lineno)
@@ -221,6 +211,13 @@ def iter_corpus(path=DEFAULT_PATH) -> Iterator[Case]:
         raise CorpusError(path, 1, "empty file, no corpus header")
     if len(lines_of) != header["cases"]:
         raise CorpusError(path, 0, f"header says {header['cases']} cases, the file has {len(lines_of)} (truncated?)")
+
+
+def _check_op(case) -> None:
+    # A case enters the suite here: its op must be one the oracle registers (contract.case knows no ops).
+    from oracle.registry import SPECS
+    if case.op not in SPECS:
+        raise CodecError(f"unknown op {short(case.op, 40)}; ops are {', '.join(SPECS)}")
 
 
 # The header's fields and their JSON types; a field of another type is refused.

@@ -16,7 +16,6 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from contract.case import OPS
 from contract.vocabulary import DIVERGENT, SUITE_VERSION
 
 from .judge import judge
@@ -60,7 +59,7 @@ def selftest(mutants: Iterable[type], cases: list, corpus: Optional[dict] = None
     return _report(results, cases, by_op, corpus or {}, explore)
 
 
-def explore_cases(profile: str, ops=OPS) -> dict:
+def explore_cases(profile: str, ops=None) -> dict:
     """{op: [Case]}: as many fresh cases per op as the Hypothesis profile's max_examples, from the same
     strategies the exploration tests use, drawn derandomized so a selftest is reproducible."""
     from hypothesis import settings
@@ -68,8 +67,9 @@ def explore_cases(profile: str, ops=OPS) -> dict:
     from . import plugin  # noqa: F401  (registers the profiles dev, ci, certify, thorough)
     from .corpus import draw_examples
     from .strategies import cases as strategy
+    from .strategies import ops as strategy_ops
     n = settings.get_profile(profile).max_examples
-    return {op: draw_examples(strategy(op), n) for op in ops}
+    return {op: draw_examples(strategy(op), n) for op in (strategy_ops() if ops is None else ops)}
 
 
 def survivors(report: dict) -> list:
@@ -134,8 +134,9 @@ def _describe(cls) -> dict:
 # ---- the report ---------------------------------------------------------------------------------
 
 def _report(results, cases, by_op, corpus, explore) -> dict:
+    from oracle.registry import ops as registered
     ops = {}
-    for op in OPS:
+    for op in registered():
         mine = [r for r in results if r["op"] == op]
         if not mine:
             continue

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
-from contract.case import OPS as _OPS
+from oracle.registry import ops as registered_ops
 from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
 from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
@@ -159,7 +159,7 @@ def check_options(case_timeout=None, copies=1, expectations_dir=None, ops=None) 
         what = "is not a folder" if os.path.exists(expectations_dir) else "does not exist"
         raise SessionError(f"--expectations {expectations_dir}: {what} (it must be a folder of <adapter>.txt files)",
                            EXIT_BAD_INPUT)
-    from contract.case import OPS
+    OPS = registered_ops()
     unknown = sorted(set(ops or ()) - set(OPS))
     if unknown:
         raise SessionError(f"unknown op {', '.join(unknown)}; ops are {', '.join(OPS)}", EXIT_USAGE)
@@ -202,7 +202,7 @@ class RunSession:
         self._files = None if in_process else _configured()
         self._expect = expect
         self.construction_check = construction_check
-        self.ops = tuple(op for op in _OPS if op in set(ops)) if ops else None    # a run of some ops only
+        self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
         self._source = None
         self.handle_sets: list = []
         self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable

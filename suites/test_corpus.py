@@ -1,4 +1,4 @@
-"""The shipped corpus, one test per case and adapter: `test_clip[torch-min>max_->_max-3f2a1b]`.
+"""The shipped corpus, one test per case and adapter: `test_corpus_case[clip-torch-min>max_->_max-3f2a1b]`.
 
 A divergence listed in suites/expectations/<adapter>.txt xfails with its reason;
 an unlisted one fails with actual, expected, call and repro.
@@ -15,13 +15,10 @@ def pytest_generate_tests(metafunc):
     if "corpus_item" not in metafunc.fixturenames:
         return
     state = state_of(metafunc.config)
-    op = metafunc.function.__name__[len("test_"):]
     cases = state.corpus()
     specs = state.selected()
     items, ids = [], []
-    for case in cases:
-        if case.op != op:
-            continue
+    for case in sorted(cases, key=lambda c: _op_rank(c.op)):     # op by op, corpus order within an op
         for spec in specs:
             items.append((spec, case))
             ids.append(item_id(spec, case))
@@ -29,9 +26,15 @@ def pytest_generate_tests(metafunc):
 
 
 def item_id(spec, case) -> str:
-    """adapter-label-id6, without whitespace: an id is copied into shells, -k and --deselect."""
+    """op-adapter-label-id6, without whitespace: an id is copied into shells, -k and --deselect."""
     label = re.sub(r"\s+", "_", (case.label or case.origin).strip())
-    return f"{_name(spec)}-{label}-{case.id[:6]}"
+    return f"{case.op}-{_name(spec)}-{label}-{case.id[:6]}"
+
+
+def _op_rank(op):
+    from oracle.registry import ops
+    order = ops()
+    return order.index(op) if op in order else len(order)
 
 
 def _name(spec):
@@ -49,21 +52,5 @@ def _check(conform, corpus_item):
         pytest.fail(failure_message(verdict, case), pytrace=False)
 
 
-def test_setitem(conform, corpus_item):
-    _check(conform, corpus_item)
-
-
-def test_clip(conform, corpus_item):
-    _check(conform, corpus_item)
-
-
-def test_scatter(conform, corpus_item):
-    _check(conform, corpus_item)
-
-
-def test_scatter_nd_add(conform, corpus_item):
-    _check(conform, corpus_item)
-
-
-def test_set_(conform, corpus_item):
+def test_corpus_case(conform, corpus_item):
     _check(conform, corpus_item)

@@ -8,9 +8,10 @@ expected, call and repro for the shrunk case.
 """
 import pytest
 from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
+from suites import strategies
 from suites.check import assert_conforms
-from suites.strategies import cases
 
 # The handle fixtures hand back one cached handle per adapter, so reusing them across examples is safe.
 _SETTINGS = settings(suppress_health_check=[*settings.default.suppress_health_check,
@@ -27,31 +28,8 @@ def _explore(conform, handle, case):
     assert_conforms(verdict, case)
 
 
+@pytest.mark.parametrize("op", strategies.ops())
 @_SETTINGS
-@given(case=cases("setitem"))
-def test_setitem_follows_the_spec(conform, adapter_handle, case):
-    _explore(conform, adapter_handle, case)
-
-
-@_SETTINGS
-@given(case=cases("clip"))
-def test_clip_follows_the_spec(conform, adapter_handle, case):
-    _explore(conform, adapter_handle, case)
-
-
-@_SETTINGS
-@given(case=cases("scatter"))
-def test_scatter_follows_the_spec(conform, adapter_handle, case):
-    _explore(conform, adapter_handle, case)
-
-
-@_SETTINGS
-@given(case=cases("scatter_nd_add"))
-def test_scatter_nd_add_follows_the_spec(conform, adapter_handle, case):
-    _explore(conform, adapter_handle, case)
-
-
-@_SETTINGS
-@given(case=cases("set_"))
-def test_set_follows_the_spec(conform, adapter_handle, case):
-    _explore(conform, adapter_handle, case)
+@given(data=st.data())
+def test_op_follows_the_spec(conform, adapter_handle, op, data):
+    _explore(conform, adapter_handle, data.draw(strategies.cases(op), label="case"))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK
-from reports.commands import main
+from conform.commands import main
 from reports.diff import diff_results
 from reports.merge import MergeError, merge
 from reports.model import build_model, iter_records
@@ -125,7 +125,7 @@ def test_report_cli_bad_input_and_missing_file(tmp_path, capsys):
 
 def test_commands_run_as_a_real_process(tmp_path):
     base, new = _runs(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "reports.commands", "diff", str(base), str(new), "--out",
+    r = subprocess.run([sys.executable, "-m", "conform.commands", "diff", str(base), str(new), "--out",
                         str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == EXIT_DIVERGED, r.stderr
     assert "2 regression(s)" in r.stdout

@@ -13,7 +13,7 @@ import pytest
 import oracle
 from adapters.mutants import MUTANTS, Mutant, select
 from adapters.oracle_adapter import OracleAdapter
-from contract.case import OPS
+from oracle.registry import OPS
 from contract.vocabulary import DIVERGENT
 from suites.judge import judge
 

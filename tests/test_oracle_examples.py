@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import oracle
-from contract.case import decode_key, key_text
+from oracle.setitem import decode_key, key_text
 from suites.doc_examples import doc_examples
 
 EXAMPLES = doc_examples()

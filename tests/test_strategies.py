@@ -1,4 +1,5 @@
-"""The strategies reach every sem/err/uns clause, make only well-formed cases, and those survive JSON.
+"""The strategies reach every sem/err/uns clause, make only well-formed cases tagged by the oracle alone, and
+those survive JSON.
 
 Cases come from a derandomized draw of every family (the same draw on every
 run), so a failure here names a case that can be rebuilt exactly.
@@ -10,9 +11,11 @@ import numpy as np
 import pytest
 
 import oracle
-from contract.case import OPS, Case, decode_key
-from oracle.clauses import CLAUSES
+from contract.case import Case
 from contract.dtypes import ALL
+from oracle import registry
+from oracle.clauses import CLAUSES
+from suites import strategies
 from suites.corpus import draw_examples
 from suites.error_cases import error_cases
 from suites.strategies import all_cases, cases, families
@@ -23,22 +26,12 @@ REQUIRED = sorted(c.id for c in CLAUSES.values()
                   if c.kind in ("sem", "err", "uns") and not c.added and c.id not in UNREACHABLE)
 ERR = sorted(c.id for c in CLAUSES.values() if c.kind == "err" and c.id not in UNREACHABLE)
 
-INPUTS = {"setitem": ({"target"}, {"value", "indices", "b", "mask"}),
-          "clip": ({"x"}, {"min", "max"}),
-          "scatter": ({"input", "index"}, {"src"}),
-          "scatter_nd_add": ({"x", "indices", "updates"}, set()),
-          "set_": ({"target"}, {"source"})}
-PARAMS = {"setitem": ({"key"}, {"value"}),
-          "clip": (set(), {"min", "max"}),
-          "scatter": ({"dim", "inplace"}, {"value"}),
-          "scatter_nd_add": (set(), {"use_locking"}),
-          "set_": ({"source_kind"}, {"source_view", "storage_offset", "size", "stride", "probe", "source_device"})}
 
 
 @pytest.fixture(scope="module")
 def drawn():
     """(op, family, case) for PER_FAMILY derandomized draws of every family."""
-    return [(op, name, case) for op in OPS for name, strat in families(op).items()
+    return [(op, name, case) for op in strategies.ops() for name, strat in families(op).items()
             for case in draw_examples(strat, PER_FAMILY)]
 
 
@@ -59,20 +52,29 @@ def answered(oracle_answers):
     return oracle_answers[0]
 
 
+def test_every_op_of_the_oracle_has_strategies():
+    assert strategies.ops() == registry.ops(), (f"actual: strategies for {strategies.ops()}; expected one module "
+                                                f"per op the oracle registers {registry.ops()}")
+
+
 def test_every_family_draws_cases(drawn):
     got = {(op, name) for op, name, _ in drawn}
-    want = {(op, name) for op in OPS for name in families(op)}
+    want = {(op, name) for op in strategies.ops() for name in families(op)}
     assert got == want, f"families that drew nothing: {sorted(want - got)}"
 
 
 @pytest.mark.parametrize("clause", REQUIRED)
 def test_clause_is_reached(answered, clause):
-    """Tagged by the strategy AND cited by the oracle's answer: a tag alone could be wishful."""
-    tagged = [c for _, _, c, _ in answered if clause in c.clauses]
-    assert tagged, f"actual: no strategy case is tagged {clause}; expected: at least one"
+    """The oracle's answer to some generated case cites the clause."""
     cited = [c for _, _, c, e in answered if clause in e.clauses or e.error_clause == clause]
-    assert cited, (f"actual: {len(tagged)} cases tagged {clause} (e.g. {tagged[0].label!r}) but the oracle "
-                   f"cites it for none; expected: the oracle's answer to one of them cites {clause}")
+    assert cited, f"actual: the oracle cites {clause} for no generated case; expected: at least one"
+
+
+def test_tags_are_the_oracles_citations(answered):
+    """A strategy restates no rule: a generated case carries exactly the clauses the oracle's answer cites."""
+    for op, name, case, exp in answered:
+        assert case.clauses == tuple(exp.clauses), (f"{op}.{name} {case.label!r}: actual tags {case.clauses}, "
+                                                    f"expected the oracle's {tuple(exp.clauses)}")
 
 
 @pytest.mark.parametrize("clause", [c for c in ERR])
@@ -86,10 +88,10 @@ def test_error_clause_decides_some_case(answered, clause):
 
 
 def test_tags_belong_to_the_op(drawn):
-    prefix = {"setitem": "SI-", "clip": "CL-", "scatter": "SC-", "scatter_nd_add": "SNA-", "set_": "ST-"}
     for op, name, case in drawn:
-        # the scatter form of setitem cites scatter's rule too (SI-SCATTER: it *is* pypto.scatter)
-        own = [c for c in case.clauses if not (c.startswith(prefix[op]) or (op, c) == ("setitem", "SC-RULE"))]
+        # the scatter form of setitem cites scatter's rules too (SI-SCATTER: it *is* pypto.scatter)
+        borrowed = {"scatter"} if "SI-SCATTER" in case.clauses else set()
+        own = [c for c in case.clauses if registry.op_of_clause(c) not in {op} | borrowed]
         assert not own, f"{op}.{name} {case.label!r}: clauses of another op {own}"
         unknown = [c for c in case.clauses if c not in CLAUSES]
         assert not unknown, f"{op}.{name} {case.label!r}: clauses not in the registry {unknown}"
@@ -100,22 +102,28 @@ def test_cases_are_well_formed(drawn):
         where = f"{op}.{name} {case.label!r} ({case.id})"
         assert case.op == op and case.origin == "generated" and case.label, where
         assert 0 < len(case.label) <= 200, where
-        need, may = INPUTS[op]
+        spec = registry.spec(op)
+        need, may = _names(spec.inputs)
+        if op == "setitem":     # inputs.<name>: the tensors the key refers to
+            from oracle.setitem import key_tensors
+            may |= set(key_tensors(case.params["key"]))
         assert need <= set(case.inputs) <= need | may, f"{where}: inputs {sorted(case.inputs)}"
-        need, may = PARAMS[op]
+        need, may = _names(spec.params)
         assert need <= set(case.params) <= need | may, f"{where}: params {sorted(case.params)}"
         for k, a in case.inputs.items():
             assert str(a.dtype) in ALL, f"{where}: input {k} dtype {a.dtype}"
             assert a.size <= 4096, f"{where}: input {k} has {a.size} elements; keep cases small"
+        spec.decode(case)       # the op's one decoder reads it (ValueError: malformed)
         _well_formed_params(op, case, where)
+
+
+def _names(fields):
+    return {f.name for f in fields if f.required}, {f.name for f in fields if not f.required}
 
 
 def _well_formed_params(op, case, where):
     p = case.params
-    if op == "setitem":
-        decode_key(p["key"], case.inputs)       # raises on a malformed key
-        assert ("value" in case.inputs) != ("value" in p), f"{where}: exactly one of tensor/scalar value"
-    elif op == "clip":
+    if op == "clip":
         for name in ("min", "max"):
             if name in p:
                 kind = p[name]["kind"]
@@ -124,7 +132,7 @@ def _well_formed_params(op, case, where):
                 if kind == "element":
                     assert p[name]["dtype"] in ALL, where
     elif op == "scatter":
-        assert isinstance(p["dim"], int) and isinstance(p["inplace"], bool), where
+        assert isinstance(p["dim"], int) and isinstance(p["inplace"], bool), where     # strategies give inplace
         assert ("src" in case.inputs) != ("value" in p), f"{where}: exactly one of src/value"
     elif op == "set_":
         assert p["source_kind"] in ("none", "storage", "tensor"), where
@@ -173,10 +181,10 @@ def test_specials_survive_in_generated_arrays(drawn):
 
 
 def test_cases_strategy_covers_each_op():
-    for op in OPS:
+    for op in strategies.ops():
         example = draw_examples(cases(op), 3)
         assert example and all(c.op == op for c in example)
-    assert {c.op for c in draw_examples(all_cases(), 40)} == set(OPS)
+    assert {c.op for c in draw_examples(all_cases(), 40)} == set(strategies.ops())
 
 
 # ---- error cases --------------------------------------------------------------------------

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from contract.case import Case, decode_key
+from contract.case import Case
+from oracle.setitem import decode_key
 
 from .base import Mutant, replace, returned, spec_clause, with_arrays
 

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from adapters.convert import call_args
 from adapters.repro import scalar_text as literal   # NaN/inf/-0.0 spelled as a user types them
-from contract.case import key_text
 from contract.dtypes import dtype_from_name, dtype_name
+from oracle.setitem import key_tensors, key_text
 
 # NumPy dtype name -> pypto DataType attribute.  pypto has one for every dtype the suite knows.
 PYPTO_DTYPES = {"float32": "DT_FP32", "float16": "DT_FP16", "bfloat16": "DT_BF16", "float64": "DT_DOUBLE",
@@ -102,20 +103,20 @@ def _tile_line(shape) -> str:
 
 
 def _plan_setitem(case) -> KernelPlan:
-    key = case.params["key"]
+    a = call_args(case)
     target = _param("target", case, "target")
     params = [target]
     if "value" in case.inputs:
         params.append(_param("value", case, "value"))
         value_text = "value"
     else:
-        value_text = literal(case.params["value"])
+        value_text = literal(a.value)
     renames = {}
-    for name in _key_tensor_names(key):
+    for name in key_tensors(a.key_data):
         pname = name if _usable_name(name, {p.name for p in params}) else f"key_tensor_{len(renames)}"
         renames[name] = pname
         params.append(_param(pname, case, name))
-    text = key_text(_rename_key(key, renames))
+    text = key_text(a.key_data, renames)
     return KernelPlan("setitem", "setitem_kernel", tuple(params),
                       (_tile_line(target.shape), f"target[{text}] = {value_text}"),
                       {"target": 0}, "pypto.Tensor.__setitem__")
@@ -125,17 +126,14 @@ def _plan_clip(case) -> KernelPlan:
     x = _param("x", case, "x")
     params = [x]
     texts = {}
+    a = call_args(case)
     for bound, pname in (("min", "lo"), ("max", "hi")):
-        spec = case.params.get(bound)
-        if spec is None:
+        b = getattr(a, bound)
+        if b is None:
             continue
-        if spec["kind"] == "tensor":
+        if b.is_tensor:
             params.append(_param(pname, case, bound))
-            texts[bound] = pname
-        elif spec["kind"] == "element":
-            texts[bound] = f"pypto.Element(pypto.{PYPTO_DTYPES[spec['dtype']]}, {literal(spec['value'])})"
-        else:
-            texts[bound] = literal(spec["value"])
+        texts[bound] = b.pass_as(lambda _: pname, _element_text, literal)
     # both bounds: positional, as in the docs; one omitted: the other by keyword
     args = list(texts.values()) if len(texts) == 2 else [f"{b}={t}" for b, t in texts.items()]
     out = _buffer("out", x)
@@ -143,6 +141,10 @@ def _plan_clip(case) -> KernelPlan:
     call = f"pypto.clip({', '.join(['x'] + args)})"
     return KernelPlan("clip", "clip_kernel", tuple(params), (_tile_line(x.shape), f"out[:] = {call}"),
                       {"out": len(params) - 1, "x": 0}, "pypto.clip")
+
+
+def _element_text(value, dtype) -> str:
+    return f"pypto.Element(pypto.{PYPTO_DTYPES[dtype]}, {literal(value)})"
 
 
 def _plan_scatter(case) -> KernelPlan:
@@ -168,32 +170,6 @@ def _plan_scatter(case) -> KernelPlan:
 
 def _shape_text(shape) -> str:
     return "(" + ", ".join(str(int(d)) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _key_tensor_names(key) -> list:
-    names = []
-
-    def walk(e):
-        if isinstance(e, dict) or hasattr(e, "keys"):
-            if "tensor" in e:
-                names.append(e["tensor"])
-            for sub in ("tuple", "slice"):
-                for b in e.get(sub) or ():
-                    if b is not None:
-                        walk(b)
-    walk(key)
-    return list(dict.fromkeys(names))
-
-
-def _rename_key(key, renames):
-    if not renames or all(k == v for k, v in renames.items()):
-        return key
-    if isinstance(key, dict) or hasattr(key, "keys"):
-        if "tensor" in key:
-            return {"tensor": renames.get(key["tensor"], key["tensor"])}
-        return {k: [(_rename_key(b, renames) if b is not None else None) for b in v] if isinstance(v, (list, tuple)) else v
-                for k, v in key.items()}
-    return key
 
 
 def _usable_name(name, taken) -> bool:

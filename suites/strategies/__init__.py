@@ -1,25 +1,94 @@
-"""Hypothesis strategies that make Cases for every documented op (docs/CASES.md).
+"""Every case the suite makes, op by op: one module per op (docs/ADDING_AN_OP.md).
 
-Each op module has FAMILIES: name -> strategy, one family per group of
-clauses, so the derandomized corpus can draw from every family and so reach
-every sem/err/uns clause of CLAUSES.md.
+An op's module declares `OP` (the op name the oracle registers) and `FAMILIES` (name -> Hypothesis
+strategy of contract.case.Case, one family per group of clauses, so the derandomized corpus draws from
+every family and so reaches every sem/err/uns clause), and may declare `CORPUS_DRAWS` (family -> cases
+the shipped corpus draws from it, for the wide ones), `doc_examples()` (its document's worked examples,
+typed in) and `error_cases()` (its documented errors).  The modules are
+found here, not listed; an op defined outside the package registers with `register(...)`.  Cases
+carry the clauses the oracle's answer cites (common.make_case): a strategy never restates a rule.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
 from hypothesis import strategies as st
 
-from contract.case import OPS
 
-from . import clip, scatter, scatter_nd_add, set_, setitem
+@dataclass(frozen=True)
+class OpCases:
+    op: str
+    families: Mapping                       # name -> SearchStrategy[Case]
+    doc_examples: Callable = tuple          # () -> [(Case, {output: documented array})]
+    error_cases: Callable = tuple           # () -> [suites.error_cases.ErrorCase]
+    corpus_draws: Mapping = None            # family -> cases in the shipped corpus (default: corpus.PER_FAMILY)
 
-_MODULES = {"setitem": setitem, "clip": clip, "scatter": scatter, "scatter_nd_add": scatter_nd_add, "set_": set_}
+
+_BY_OP: dict = {}
+
+
+def register(op: str, families: Mapping, doc_examples: Callable = None, error_cases: Callable = None,
+             corpus_draws: Mapping = None) -> OpCases:
+    """Add the cases of an op the oracle registers (oracle.registry.register for one defined elsewhere)."""
+    from oracle.registry import spec
+    spec(op)                                # a strategy for an op the oracle cannot answer is a mistake
+    if op in _BY_OP:
+        raise ValueError(f"strategies for {op!r} are already registered")
+    if not families:
+        raise ValueError(f"{op}: no strategy families")
+    unknown = set(corpus_draws or ()) - set(families)
+    if unknown:
+        raise ValueError(f"{op}: corpus draws for unknown families {sorted(unknown)}")
+    entry = OpCases(op, dict(families), doc_examples or tuple, error_cases or tuple, dict(corpus_draws or {}))
+    _BY_OP[op] = entry
+    return entry
+
+
+def unregister(op: str) -> None:
+    del _BY_OP[op]
+
+
+def _discover() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if isinstance(getattr(module, "OP", None), str):
+            register(module.OP, module.FAMILIES, getattr(module, "doc_examples", None),
+                     getattr(module, "error_cases", None), getattr(module, "CORPUS_DRAWS", None))
+
+
+def ops() -> tuple:
+    """The ops with strategies, in the oracle registry's order."""
+    from oracle.registry import ops as oracle_ops
+    return tuple(op for op in oracle_ops() if op in _BY_OP)
+
+
+def _entry(op: str) -> OpCases:
+    if op not in _BY_OP:
+        raise ValueError(f"unknown op {op!r}; ops with strategies are {', '.join(ops())}")
+    return _BY_OP[op]
 
 
 def families(op: str) -> dict:
     """name -> SearchStrategy[Case] for one op."""
-    if op not in _MODULES:
-        raise ValueError(f"unknown op {op!r}; ops are {', '.join(OPS)}")
-    return dict(_MODULES[op].FAMILIES)
+    return dict(_entry(op).families)
+
+
+def corpus_draws(op: str, family: str, default: int) -> int:
+    """How many cases of a family the shipped corpus draws."""
+    return _entry(op).corpus_draws.get(family, default)
+
+
+def doc_examples(op: str) -> list:
+    return list(_entry(op).doc_examples())
+
+
+def error_cases(op: str) -> list:
+    return list(_entry(op).error_cases())
 
 
 def cases(op: str) -> st.SearchStrategy:
@@ -28,4 +97,7 @@ def cases(op: str) -> st.SearchStrategy:
 
 
 def all_cases() -> st.SearchStrategy:
-    return st.one_of(*(cases(op) for op in OPS))
+    return st.one_of(*(cases(op) for op in ops()))
+
+
+_discover()

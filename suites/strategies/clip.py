@@ -1,4 +1,5 @@
-"""Cases for pypto `clip(x, min, max)` (clauses CL-*): scalar, Element, Tensor and mixed bounds."""
+"""Cases for pypto `clip(x, min, max)` (clauses CL-*): the document's examples, its documented errors, and
+generated scalar, Element, Tensor and mixed bounds."""
 from __future__ import annotations
 
 import math
@@ -7,15 +8,18 @@ import numpy as np
 from hypothesis import strategies as st
 
 from contract.dtypes import FLOATS, dtype_from_name, dtype_name
+from oracle.registry import spec
 
-from .common import (array_of, coin, elements, has_nan, int_range, ints, make_case, pick, shape_of,
-                     shape_text, shapes)
+from ..doc_examples import doc_example
+from ..error_cases import error_case
+from .common import array_of, coin, elements, int_range, ints, make_case, pick, shape_of, shape_text, shapes
 
-DOC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")      # CL-DTYPE
+OP = "clip"
+
+DOC_DTYPES = spec(OP).dtypes["input"]           # CL-DTYPE
 UNDOC_DTYPES = ("float64", "int8", "int64")
-BOUND_DTYPES = ("float32", "float16", "int32", "int16")                 # CL-BOUND-DTYPE's list
+BOUND_DTYPES = spec(OP).dtypes["bound"]         # CL-BOUND-DTYPE's list
 SCALAR_KINDS = ("int", "float", "element")
-BASE = ("CL-FORMULA", "CL-DTYPE")
 
 
 def _is_float(name) -> bool:
@@ -40,14 +44,6 @@ def _broadcast_shape_for(draw, xshape):
     return tuple(1 if ints(draw, 0, 2) == 0 else s for s in kept)
 
 
-def _bound_value(p, arr):
-    if p is None:
-        return None
-    if p["kind"] == "tensor":
-        return arr.astype(np.float64)
-    return np.float64(p["value"])
-
-
 def _desc(p, arr) -> str:
     if p is None:
         return "omitted"
@@ -58,7 +54,7 @@ def _desc(p, arr) -> str:
     return repr(p["value"])
 
 
-def _case(x, lo, hi, extra_clauses=(), note="", lo_arr=None, hi_arr=None):
+def _case(x, lo, hi, note="", lo_arr=None, hi_arr=None):
     params, inputs = {}, {"x": x}
     for name, p, arr in (("min", lo, lo_arr), ("max", hi, hi_arr)):
         if p is not None:
@@ -66,38 +62,8 @@ def _case(x, lo, hi, extra_clauses=(), note="", lo_arr=None, hi_arr=None):
             if p["kind"] == "tensor":
                 inputs[name] = arr
     xdt = dtype_name(x.dtype)
-    clauses = list(BASE) + list(extra_clauses)
-    if any(p is not None and p["kind"] != "tensor" for p in (lo, hi)):
-        clauses.append("CL-BOUND-TYPES")
-    if (lo is None) != (hi is None):
-        clauses.append("CL-DEFAULTS")
-    if lo is None and hi is None:
-        clauses.append("CL-NONE")
-    lov, hiv = _bound_value(lo, lo_arr), _bound_value(hi, hi_arr)
-    specials = [v for v in (lov, hiv) if v is not None]
-    if lov is not None and hiv is not None:
-        with np.errstate(invalid="ignore"):
-            try:
-                if np.any(np.asarray(lov) > np.asarray(hiv)):
-                    clauses.append("CL-MIN-GT-MAX")
-            except ValueError:      # bounds that do not broadcast against each other
-                pass
-    if any(np.isnan(v).any() for v in specials):
-        clauses.append("CL-NAN-BOUND" if _is_float(xdt) else "CL-NONFLOAT-SPECIAL")
-    if not _is_float(xdt) and any(np.isinf(v).any() for v in specials):
-        clauses.append("CL-NONFLOAT-SPECIAL")
-    if has_nan(x):
-        clauses.append("CL-GAP-NAN-X")
-    if xdt == "bfloat16" and any(p is not None and p["kind"] in ("tensor", "element") for p in (lo, hi)):
-        clauses.append("CL-GAP-BF16")
-    if x.ndim == 0 or x.ndim > 4 or x.size == 0:
-        clauses.append("CL-RANK")
     label = f"{note + ': ' if note else ''}x {xdt} {shape_text(x.shape)}, min {_desc(lo, lo_arr)}, max {_desc(hi, hi_arr)}"
-    return make_case("clip", inputs, params, clauses, label)
-
-
-def _tensor(arr):
-    return {"kind": "tensor"}, arr
+    return make_case(OP, inputs, params, label)
 
 
 @st.composite
@@ -118,8 +84,8 @@ def tensor_bounds(draw):
     lo_arr = array_of(draw, xdt, _broadcast_shape_for(draw, xshape))
     hi_arr = array_of(draw, xdt, _broadcast_shape_for(draw, xshape))
     bcast = lo_arr.shape != xshape or hi_arr.shape != xshape
-    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",) + (("CL-BROADCAST",) if bcast else ()),
-                 "broadcast bounds" if bcast else "tensor bounds", lo_arr, hi_arr)
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, "broadcast bounds" if bcast else "tensor bounds",
+                 lo_arr, hi_arr)
 
 
 @st.composite
@@ -128,10 +94,9 @@ def one_tensor_bound(draw):
     xshape = shape_of(draw, 1, 4)
     arr = array_of(draw, xdt, _broadcast_shape_for(draw, xshape))
     x = array_of(draw, xdt, xshape)
-    bcast = ("CL-BROADCAST",) if arr.shape != xshape else ()
     if coin(draw):
-        return _case(x, {"kind": "tensor"}, None, bcast, "max omitted", lo_arr=arr)
-    return _case(x, None, {"kind": "tensor"}, bcast, "min omitted", hi_arr=arr)
+        return _case(x, {"kind": "tensor"}, None, "max omitted", lo_arr=arr)
+    return _case(x, None, {"kind": "tensor"}, "min omitted", hi_arr=arr)
 
 
 @st.composite
@@ -157,7 +122,7 @@ def min_gt_max(draw):
     hi_arr = (lo_arr.astype(np.float64) - 1 - np.abs(gap.astype(np.float64)))
     hi_arr = np.maximum(hi_arr, int_range(xdt)[0]) if not _is_float(xdt) else hi_arr
     hi_arr = hi_arr.astype(dtype_from_name(xdt))
-    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",), "min>max -> max", lo_arr, hi_arr)
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, "min>max -> max", lo_arr, hi_arr)
 
 
 @st.composite
@@ -191,7 +156,7 @@ def nonfloat_special(draw):
         sp = {"kind": "int", "value": pick(draw, (hi + 1, lo - 1, 2**40))}
     other = pick(draw, (None, {"kind": "int", "value": ints(draw, -8, 8)}))
     pair = (sp, other) if coin(draw) else (other, sp)
-    return _case(x, *pair, extra_clauses=("CL-NONFLOAT-SPECIAL",), note="special bound, int x")
+    return _case(x, *pair, note="special bound, int x")
 
 
 @st.composite
@@ -212,7 +177,7 @@ def rank_unsupported(draw):
     if coin(draw):
         lo, hi = _scalar_bound(draw, "int", xdt), _scalar_bound(draw, "int", xdt)
         return _case(x, lo, hi, note="unsupported rank/empty")
-    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES",), "unsupported rank/empty",
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, "unsupported rank/empty",
                  array_of(draw, xdt, shape), array_of(draw, xdt, shape))
 
 
@@ -226,13 +191,12 @@ def bound_dtype(draw):
         bad = array_of(draw, bdt, xshape, specials=False)
         good = array_of(draw, xdt, xshape, specials=False)
         lo, hi = (bad, good) if coin(draw) else (good, bad)
-        return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-DTYPE", "CL-BOUND-TYPES"),
-                     "bound dtype != x dtype", lo, hi)
+        return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, "bound dtype != x dtype", lo, hi)
     value = draw(elements(bdt, specials=False))
     bad = {"kind": "element", "dtype": bdt, "value": float(value) if _is_float(bdt) else int(value)}
     good = _scalar_bound(draw, "element", xdt, specials=False)
     lo, hi = (bad, good) if coin(draw) else (good, bad)
-    return _case(x, lo, hi, ("CL-BOUND-DTYPE",), "Element dtype != x dtype")
+    return _case(x, lo, hi, "Element dtype != x dtype")
 
 
 @st.composite
@@ -244,8 +208,8 @@ def mixed_kinds(draw):
     arr = array_of(draw, xdt, xshape, specials=False)
     scalar = _scalar_bound(draw, pick(draw, SCALAR_KINDS), xdt, specials=False)
     if coin(draw):
-        return _case(x, {"kind": "tensor"}, scalar, ("CL-SAME-KIND",), "Tensor min, scalar max", lo_arr=arr)
-    return _case(x, scalar, {"kind": "tensor"}, ("CL-SAME-KIND",), "scalar min, Tensor max", hi_arr=arr)
+        return _case(x, {"kind": "tensor"}, scalar, "Tensor min, scalar max", lo_arr=arr)
+    return _case(x, scalar, {"kind": "tensor"}, "scalar min, Tensor max", hi_arr=arr)
 
 
 @st.composite
@@ -262,8 +226,7 @@ def bad_broadcast(draw):
     bad = array_of(draw, xdt, bshape)
     good = array_of(draw, xdt, xshape)
     lo, hi = (bad, good) if coin(draw) else (good, bad)
-    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, ("CL-BOUND-TYPES", "CL-BROADCAST"),
-                 "bound does not broadcast to x", lo, hi)
+    return _case(x, {"kind": "tensor"}, {"kind": "tensor"}, "bound does not broadcast to x", lo, hi)
 
 
 @st.composite
@@ -280,3 +243,42 @@ FAMILIES = {
     "nan_x": nan_x(), "rank": rank_unsupported(), "bound_dtype": bound_dtype(), "same_kind": mixed_kinds(),
     "bad_broadcast": bad_broadcast(), "undocumented_dtype": undocumented_dtype(),
 }
+CORPUS_DRAWS = {"scalar": 100, "tensor": 100, "min_gt_max": 50}      # the wide families
+
+
+# ---- the document's worked examples and documented errors -------------------------------------
+
+I32 = np.int32
+
+
+def doc_examples():
+    return [
+        doc_example(OP, "CL-EX-1 clip(x, min, max) with tensor bounds", ["CL-EX-1"],
+                    {"x": np.array([[-2, 1, 2], [3, 4, 5]], I32), "min": np.array([[-1, 0, 2], [0, 3, 5]], I32),
+                     "max": np.array([[1, 2, 1], [4, 4, 4]], I32)},
+                    {"min": {"kind": "tensor"}, "max": {"kind": "tensor"}},
+                    {"out": np.array([[-1, 1, 1], [3, 4, 4]], I32)}),
+        doc_example(OP, "CL-EX-2 clip(x, 1, 3) with scalar bounds", ["CL-EX-2"],
+                    {"x": np.array([[0, 2, 4], [3, 4, 6]], I32)},
+                    {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}},
+                    {"out": np.array([[1, 2, 3], [3, 3, 3]], I32)}),
+    ]
+
+
+def error_cases():
+    x = np.array([[-2, 1, 2], [3, 4, 5]], I32)                # the doc's first example
+    lo = np.array([[-1, 0, 2], [0, 3, 5]], I32)
+    hi = np.array([[1, 2, 1], [4, 4, 4]], I32)
+    tensor = {"kind": "tensor"}
+    return [
+        error_case(OP, "CL-BOUND-DTYPE", None, "int32 x, float32 min tensor",
+                   {"x": x, "min": lo.astype(np.float32), "max": hi}, {"min": tensor, "max": tensor}),
+        error_case(OP, "CL-BOUND-DTYPE", None, "float32 x, Element(int16) max",
+                   {"x": x.astype(np.float32)}, {"min": {"kind": "element", "dtype": "float32", "value": 0.0},
+                                                 "max": {"kind": "element", "dtype": "int16", "value": 3}}),
+        error_case(OP, "CL-SAME-KIND", None, "min=1 (an Element), max a Tensor",
+                   {"x": np.array([[0, 2, 4], [3, 4, 6]], I32), "max": hi},
+                   {"min": {"kind": "int", "value": 1}, "max": tensor}),
+        error_case(OP, "CL-SAME-KIND", None, "min a Tensor, max an Element",
+                   {"x": x, "min": lo}, {"min": tensor, "max": {"kind": "element", "dtype": "int32", "value": 4}}),
+    ]

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from contract.case import Case
 from contract.dtypes import BFLOAT16, dtype_from_name, is_float
 
+from ..corpus import with_oracle_clauses
+
 SPECIAL_FLOATS = (math.nan, math.inf, -math.inf, -0.0)
 MAX_SIDE = 5
 
@@ -144,26 +146,14 @@ class _ShapeStrategy(st.SearchStrategy):
         return tuple(data.draw_integer(*self.sides) for _ in range(rank))
 
 
-
-
-
-
-def has_nan(*arrs) -> bool:
-    return any(_floatish(a) and a.size and bool(np.isnan(a.astype(np.float64)).any()) for a in arrs)
-
-
-def _floatish(a) -> bool:
-    return a.dtype.kind == "f" or a.dtype == BFLOAT16
-
-
 def shape_text(shape) -> str:
     return "x".join(map(str, shape)) if len(shape) else "0-d"
 
 
-def make_case(op: str, inputs: dict, params: dict, clauses, label: str, origin: str = "generated") -> Case:
-    """Clause tags are deduplicated in first-seen order (stable across runs)."""
-    seen = list(dict.fromkeys(clauses))
-    return Case(op=op, inputs=inputs, params=params, clauses=tuple(seen), origin=origin, label=label)
+def make_case(op: str, inputs: dict, params: dict, label: str, origin: str = "generated") -> Case:
+    """A case tagged with the clauses the oracle's answer to it cites (suites.corpus.with_oracle_clauses):
+    the tags come from the spec, never from the strategy."""
+    return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin=origin, label=label))
 
 
 def weighted_dtypes(common: tuple, rare: tuple, common_weight: int = 3) -> tuple:

@@ -1,4 +1,5 @@
-"""Cases for torch `scatter` / `scatter_(dim, index, src|value)` (clauses SC-*)."""
+"""Cases for torch `scatter` / `scatter_(dim, index, src|value)` (clauses SC-*): the transcript's examples,
+the documented errors, and generated forms."""
 from __future__ import annotations
 
 import math
@@ -8,15 +9,19 @@ from hypothesis import strategies as st
 
 from contract.dtypes import dtype_name
 
+from ..doc_examples import doc_example
+from ..error_cases import error_case
 from .common import (array_of, arrays, coin, ints, make_case, pick, shape_of, shape_text, unique_along,
                      weighted_dtypes)
+
+OP = "scatter"
 
 DTYPES = weighted_dtypes(("float32", "int64"),
                          ("float16", "bfloat16", "float64", "int32", "int16", "int8", "uint8", "bool"))
 BAD_INDEX = (2**31, 2**32, 2**31 + 1, 2**32 + 1, 2**63 - 1, -2**63, -2**31 - 1)
 
 
-def _case(self_, index, dim, inplace, clauses, note, src=None, value=None):
+def _case(self_, index, dim, inplace, note, src=None, value=None):
     inputs = {"input": self_, "index": index}
     params = {"dim": dim, "inplace": inplace}
     if src is not None:
@@ -27,7 +32,7 @@ def _case(self_, index, dim, inplace, clauses, note, src=None, value=None):
     tail = "" if src is not None else f" value={value!r}"
     label = (f"{api} dim={dim} {dtype_name(self_.dtype)} {shape_text(self_.shape)} "
              f"index {shape_text(index.shape)}{tail}{': ' + note if note else ''}")
-    return make_case("scatter", inputs, params, ("SC-RULE", "SC-INPLACE") + tuple(clauses), label)
+    return make_case(OP, inputs, params, label)
 
 
 def _value(draw, dt):
@@ -57,7 +62,7 @@ def rule(draw):
     index = unique_along(draw, ishape, axis, shape[axis])
     src = array_of(draw, dt, _src_shape(draw, ishape))
     note = "index smaller than src" if src.shape != ishape else ""
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), note, src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), note, src=src)
 
 
 @st.composite
@@ -65,8 +70,7 @@ def value_form(draw):
     dt = pick(draw, DTYPES)
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-VALUE",), "",
-                 value=_value(draw, dt))
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), "", value=_value(draw, dt))
 
 
 @st.composite
@@ -75,8 +79,8 @@ def zero_d(draw):
     self_, index = array_of(draw, dt, ()), np.zeros((), dtype=np.int64)
     dim, inplace = pick(draw, (0, -1)), coin(draw)
     if coin(draw):
-        return _case(self_, index, dim, inplace, ("SC-VALUE",), "0-d", value=_value(draw, dt))
-    return _case(self_, index, dim, inplace, (), "0-d", src=array_of(draw, dt, ()))
+        return _case(self_, index, dim, inplace, "0-d", value=_value(draw, dt))
+    return _case(self_, index, dim, inplace, "0-d", src=array_of(draw, dt, ()))
 
 
 @st.composite
@@ -88,7 +92,7 @@ def empty(draw):
         ishape = (0,) + ishape[1:]
     index = np.zeros(ishape, dtype=np.int64)
     src = array_of(draw, dt, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), "empty index", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), "empty index", src=src)
 
 
 @st.composite
@@ -103,8 +107,7 @@ def duplicates(draw):
     second = tuple(1 if j == axis else 0 for j in range(len(ishape)))
     index[second] = index[first]          # at least one collision along dim
     src = array_of(draw, dt, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-DUP", "SC-GAP-DUP-ERR"),
-                 "duplicates", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), "duplicates", src=src)
 
 
 @st.composite
@@ -117,10 +120,9 @@ def out_of_range(draw):
     index.flat[ints(draw, 0, index.size - 1)] = bad
     note = f"index {bad} out of range [0, {n - 1}]"
     if coin(draw):
-        return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-RANGE",), note,
-                     value=_value(draw, dt))
+        return _case(array_of(draw, dt, shape), index, dim, coin(draw), note, value=_value(draw, dt))
     src = array_of(draw, dt, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-RANGE",), note, src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), note, src=src)
 
 
 @st.composite
@@ -138,7 +140,7 @@ def ndim_mismatch(draw):
         src = src[None]
     else:
         src = src[..., 0]
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-NDIM",),
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw),
                  f"{which.split('+')[0].split('-')[0]} ndim != self ndim", src=src)
 
 
@@ -150,8 +152,8 @@ def index_larger_than_src(draw):
     ax = ints(draw, 0, len(ishape) - 1)
     sshape = tuple(s - 1 if j == ax else s + ints(draw, 0, 1) for j, s in enumerate(ishape))
     src = array_of(draw, dt, sshape)
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-SIZE-SRC",),
-                 f"index.size({ax}) > src.size({ax})", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), f"index.size({ax}) > src.size({ax})",
+                 src=src)
 
 
 @st.composite
@@ -162,8 +164,8 @@ def index_larger_than_self(draw):
     ishape = tuple(shape[j] + ints(draw, 1, 2) if j == ax else s for j, s in enumerate(ishape))
     index = unique_along(draw, ishape, axis, shape[axis])
     src = array_of(draw, dt, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), ("SC-SIZE-SELF",),
-                 f"index.size({ax}) > self.size({ax})", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), f"index.size({ax}) > self.size({ax})",
+                 src=src)
 
 
 @st.composite
@@ -173,7 +175,7 @@ def int32_index(draw):
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis], "int32")
     src = array_of(draw, dt, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), "int32 index", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), "int32 index", src=src)
 
 
 @st.composite
@@ -184,7 +186,7 @@ def bad_dim(draw):
     index = unique_along(draw, ishape, axis, shape[axis])
     dim = pick(draw, (len(shape), len(shape) + 1, -len(shape) - 1))
     src = array_of(draw, dt, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), "dim out of range", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), "dim out of range", src=src)
 
 
 @st.composite
@@ -195,7 +197,7 @@ def src_dtype(draw):
     shape, dim, axis, ishape = _geometry(draw)
     index = unique_along(draw, ishape, axis, shape[axis])
     src = array_of(draw, other, _src_shape(draw, ishape))
-    return _case(array_of(draw, dt, shape), index, dim, coin(draw), (), f"{other} src", src=src)
+    return _case(array_of(draw, dt, shape), index, dim, coin(draw), f"{other} src", src=src)
 
 
 FAMILIES = {
@@ -204,3 +206,55 @@ FAMILIES = {
     "size_self": index_larger_than_self(), "int32_index": int32_index(), "bad_dim": bad_dim(),
     "src_dtype": src_dtype(),
 }
+CORPUS_DRAWS = {"rule": 150, "value": 70}      # the wide families
+
+
+# ---- the transcript's examples and the documented errors ---------------------------------------
+
+F32, I64 = np.float32, np.int64
+# torch.rand(2, 5) under seed 20200910, as the transcript prints it (4 decimals: the typed-in src)
+_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532], [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
+
+
+def doc_examples():
+    dup_index = np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]], I64)
+    return [
+        doc_example(OP, "SC-EX-1 zeros(3, 5).scatter_(0, index, x)", ["SC-EX-1"],
+                    {"input": np.zeros((3, 5), F32), "index": dup_index, "src": _X}, {"dim": 0, "inplace": True},
+                    {"out": np.array([[0.9817, 0.6074, 0.6374, 0.3911, 0.8532], [0.0, 0.9880, 0.0, 0.7830, 0.0],
+                                      [0.2367, 0.0, 0.8879, 0.0, 0.1322]], F32)}),
+        doc_example(OP, "SC-EX-2 zeros(2, 4).scatter_(1, [[2], [3]], 1.23)", ["SC-EX-2"],
+                    {"input": np.zeros((2, 4), F32), "index": np.array([[2], [3]], I64)},
+                    {"dim": 1, "value": 1.23, "inplace": True},
+                    {"out": np.array([[0.0, 0.0, 1.23, 0.0], [0.0, 0.0, 0.0, 1.23]], F32)}),
+        doc_example(OP, "SC-EX-3 zeros(3, 5).scatter_(1, [[0, 1, 2], [2, 0, 1]], x)", ["SC-EX-3"],
+                    {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2], [2, 0, 1]], I64), "src": _X},
+                    {"dim": 1, "inplace": True},
+                    {"out": np.array([[0.9817, 0.9880, 0.8879, 0.0, 0.0], [0.6074, 0.6374, 0.2367, 0.0, 0.0],
+                                      [0.0, 0.0, 0.0, 0.0, 0.0]], F32)}),
+        # The transcript's failing call: repeats along dim 1; torch 1.2 raised "Invalid index in scatter".
+        doc_example(OP, "SC-GAP-DUP-ERR zeros(3, 5).scatter_(1, index with repeats, x) raised in torch 1.2",
+                    ["SC-GAP-DUP-ERR"],
+                    {"input": np.zeros((3, 5), F32), "index": dup_index, "src": _X}, {"dim": 1, "inplace": True}, {}),
+    ]
+
+
+def error_cases():
+    src = np.arange(1, 11, dtype=F32).reshape(2, 5)
+    index = np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]], I64)  # the doc's dim-0 example
+    base = {"input": np.zeros((3, 5), F32), "index": index, "src": src}
+    p = {"dim": 0, "inplace": True}
+    # SC-RANGE's class: the source's transcript shows torch's "RuntimeError: Invalid index in scatter"
+    return [
+        error_case(OP, "SC-NDIM", None, "1-D index into a 2-D self", {**base, "index": index[0]}, p),
+        error_case(OP, "SC-NDIM", None, "3-D src", {**base, "src": src[None]}, p),
+        error_case(OP, "SC-RANGE", "RuntimeError", "index 3 on a dim of size 3",
+                   {**base, "index": np.array([[0, 1, 2, 0, 3], [2, 0, 0, 1, 2]], I64)}, p),
+        error_case(OP, "SC-RANGE", "RuntimeError", "index -1",
+                   {**base, "index": np.array([[0, 1, 2, 0, -1], [2, 0, 0, 1, 2]], I64)}, p),
+        error_case(OP, "SC-RANGE", "RuntimeError", "index 2**32 (wraps to 0 in 32 bits)",
+                   {**base, "index": np.array([[0, 1, 2, 0, 2**32], [2, 0, 0, 1, 2]], I64)}, p),
+        error_case(OP, "SC-SIZE-SRC", None, "index 2x5, src 2x4", {**base, "src": src[:, :4]}, p),
+        error_case(OP, "SC-SIZE-SELF", None, "index 2x6, self 3x5 (dim 0)",
+                   {**base, "index": np.zeros((2, 6), I64), "src": np.ones((2, 6), F32)}, p),
+    ]

@@ -1,4 +1,5 @@
-"""Cases for mindspore `ops.scatter_nd_add(x, indices, updates, use_locking)` (clauses SNA-*)."""
+"""Cases for mindspore `ops.scatter_nd_add(x, indices, updates, use_locking)` (clauses SNA-*): the document's
+examples, its documented errors, and generated forms."""
 from __future__ import annotations
 
 import math
@@ -8,19 +9,22 @@ from hypothesis import strategies as st
 
 from contract.dtypes import dtype_from_name, dtype_name
 
+from ..doc_examples import doc_example
+from ..error_cases import error_case
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, shapes, weighted_dtypes
+
+OP = "scatter_nd_add"
 
 DTYPES = weighted_dtypes(("float32", "int32"), ("float16", "float64", "int64", "int8", "uint8", "bfloat16", "bool"))
 IDX = ("int32", "int64")
 LOCKING = (None, True, False)       # None here: the argument is not passed
-VALID = ("SNA-RULE", "SNA-SHAPES", "SNA-RETURN")
 
 
-def _case(x, indices, updates, clauses, note, locking=None, lock_given=False):
+def _case(x, indices, updates, note, locking=None, lock_given=False):
     params = {"use_locking": locking} if (locking is not None or lock_given) else {}
     label = (f"{dtype_name(x.dtype)} x {shape_text(x.shape)} indices {dtype_name(indices.dtype)} "
              f"{shape_text(indices.shape)} updates {shape_text(updates.shape)}{': ' + note if note else ''}")
-    return make_case("scatter_nd_add", {"x": x, "indices": indices, "updates": updates}, params, clauses, label)
+    return make_case(OP, {"x": x, "indices": indices, "updates": updates}, params, label)
 
 
 def _geometry(draw, min_rank=1):
@@ -55,8 +59,7 @@ def rule(draw, unique=True):
     x = array_of(draw, dt, xshape)
     upd = array_of(draw, dt, _updates_shape(xshape, n, lead))
     note = ("slices" if n < len(xshape) else "elements") + ("" if unique else ", duplicates accumulate")
-    clauses = VALID + (() if unique else ("SNA-DUP",))
-    return _case(x, idx, upd, clauses, note, pick(draw, LOCKING))
+    return _case(x, idx, upd, note, pick(draw, LOCKING))
 
 
 @st.composite
@@ -70,7 +73,7 @@ def duplicates(draw):
     idx = flat.reshape(idx.shape).astype(dtype_from_name(pick(draw, IDX)))
     x = array_of(draw, dt, xshape)
     upd = array_of(draw, dt, _updates_shape(xshape, n, lead))
-    return _case(x, idx, upd, VALID + ("SNA-DUP",), "duplicates accumulate", pick(draw, LOCKING))
+    return _case(x, idx, upd, "duplicates accumulate", pick(draw, LOCKING))
 
 
 @st.composite
@@ -82,8 +85,7 @@ def whole_x(draw):
     idx = np.zeros((k, 0), dtype=dtype_from_name(pick(draw, IDX)))
     x = array_of(draw, dt, xshape)
     upd = array_of(draw, dt, (k,) + tuple(xshape))
-    clauses = VALID + (("SNA-DUP",) if k > 1 else ())
-    return _case(x, idx, upd, clauses, "N=0 addresses all of x" + (" (0-d)" if not xshape else ""))
+    return _case(x, idx, upd, "N=0 addresses all of x" + (" (0-d)" if not xshape else ""))
 
 
 @st.composite
@@ -92,7 +94,7 @@ def empty(draw):
     xshape, n, lead = _geometry(draw)
     lead = (0,) + tuple(lead[1:])
     idx = np.zeros(tuple(lead) + (n,), dtype=dtype_from_name(pick(draw, IDX)))
-    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)), VALID,
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
                  "empty indices")
 
 
@@ -103,7 +105,7 @@ def index_dtype(draw):
     bad = pick(draw, ("float32", "int16", "int8", "uint8", "float64", "bool"))
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(bad))
     return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
-                 VALID + ("SNA-IDX-DTYPE",), f"{bad} indices")
+                 f"{bad} indices")
 
 
 # updates dtype that x's dtype holds exactly (SNA-DTYPE) vs one it cannot hold (also SNA-CONVERT)
@@ -119,8 +121,7 @@ def dtype_mismatch(draw, lossy=False):
     xshape, n, lead = _geometry(draw)
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(pick(draw, IDX)))
     upd = array_of(draw, udt, _updates_shape(xshape, n, lead), specials=False)
-    clauses = VALID + ("SNA-DTYPE",) + (("SNA-CONVERT",) if lossy else ())
-    return _case(array_of(draw, xdt, xshape), idx, upd, clauses, f"{udt} updates into {xdt} x")
+    return _case(array_of(draw, xdt, xshape), idx, upd, f"{udt} updates into {xdt} x")
 
 
 @st.composite
@@ -130,7 +131,7 @@ def locking(draw):
     idx = _rows(draw, xshape, n, lead).astype(dtype_from_name(pick(draw, IDX)))
     lock = pick(draw, (1, 0, "True", None, 1.0))
     return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
-                 VALID + ("SNA-LOCK",), f"use_locking={lock!r}", lock, lock_given=True)
+                 f"use_locking={lock!r}", lock, lock_given=True)
 
 
 @st.composite
@@ -148,7 +149,7 @@ def updates_shape(draw):
         ax = ints(draw, 0, len(good) - 1)
         delta = 1 if how == "side +1" or good[ax] == 0 else -1
         shape = tuple(s + delta if j == ax else s for j, s in enumerate(good))
-    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, shape), VALID + ("SNA-UPD-SHAPE",),
+    return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, shape),
                  f"updates shape {list(shape)} != {list(good)}")
 
 
@@ -164,7 +165,7 @@ def out_of_range(draw):
     bad = pick(draw, (size, size + 1, -1, -size, -size - 1) + big)
     idx.reshape(-1, n)[ints(draw, 0, idx.size // n - 1), col] = bad
     return _case(array_of(draw, dt, xshape), idx, array_of(draw, dt, _updates_shape(xshape, n, lead)),
-                 VALID + ("SNA-GAP-RANGE",), f"index {bad} on an axis of size {size}")
+                 f"index {bad} on an axis of size {size}")
 
 
 @st.composite
@@ -181,7 +182,7 @@ def bad_index_rank(draw):
         idx = np.zeros((2, n), dtype=np.int32)
         upd = array_of(draw, dt, (2,))
         note = f"N={n} > rank {len(xshape)}"
-    return _case(array_of(draw, dt, xshape), idx, upd, ("SNA-SHAPES",), note)
+    return _case(array_of(draw, dt, xshape), idx, upd, note)
 
 
 FAMILIES = {
@@ -190,3 +191,50 @@ FAMILIES = {
     "locking": locking(), "updates_shape": updates_shape(), "out_of_range": out_of_range(),
     "bad_index_rank": bad_index_rank(),
 }
+CORPUS_DRAWS = {"rule": 120, "duplicates": 60}      # the wide families
+
+
+# ---- the document's examples and documented errors -----------------------------------------------
+
+F32, I32 = np.float32, np.int32
+
+
+def doc_examples():
+    upd2 = np.stack([np.repeat(np.arange(1, 5, dtype=I32)[:, None], 4, 1),
+                     np.repeat(np.arange(5, 9, dtype=I32)[:, None], 4, 1)])
+    out2 = np.zeros((4, 4, 4), I32)
+    out2[0] = np.array([[1] * 4, [2] * 4, [3] * 4, [4] * 4], I32)
+    out2[2] = np.array([[5] * 4, [6] * 4, [7] * 4, [8] * 4], I32)
+    return [
+        doc_example(OP, "SNA-EX-1 1-D float32", ["SNA-EX-1"],
+                    {"x": np.array([1, 2, 3, 4, 5, 6, 7, 8], F32), "indices": np.array([[2], [4], [1], [7]], I32),
+                     "updates": np.array([6, 7, 8, 9], F32)}, {"use_locking": False},
+                    {"out": np.array([1.0, 10.0, 9.0, 4.0, 12.0, 6.0, 7.0, 17.0], F32)}),
+        doc_example(OP, "SNA-EX-2 3-D int32, slices", ["SNA-EX-2"],
+                    {"x": np.zeros((4, 4, 4), I32), "indices": np.array([[0], [2]], I32), "updates": upd2},
+                    {"use_locking": False}, {"out": out2}),
+    ]
+
+
+def error_cases():
+    x = np.array([1, 2, 3, 4, 5, 6, 7, 8], F32)               # the doc's first example
+    idx = np.array([[2], [4], [1], [7]], I32)
+    upd = np.array([6, 7, 8, 9], F32)
+    base = {"x": x, "indices": idx, "updates": upd}
+    lock = {"use_locking": False}
+    return [
+        error_case(OP, "SNA-IDX-DTYPE", "TypeError", "float32 indices", {**base, "indices": idx.astype(F32)}, lock),
+        error_case(OP, "SNA-IDX-DTYPE", "TypeError", "int16 indices", {**base, "indices": idx.astype(np.int16)}, lock),
+        error_case(OP, "SNA-DTYPE", "TypeError", "float16 updates into float32 x",
+                   {**base, "updates": upd.astype(np.float16)}, lock),
+        error_case(OP, "SNA-LOCK", "TypeError", "use_locking=1", base, {"use_locking": 1}),
+        error_case(OP, "SNA-LOCK", "TypeError", "use_locking='False'", base, {"use_locking": "False"}),
+        error_case(OP, "SNA-UPD-SHAPE", "ValueError", "updates of shape (3,) for 4 index rows",
+                   {**base, "updates": upd[:3]}, lock),
+        error_case(OP, "SNA-UPD-SHAPE", "ValueError", "updates of shape (4, 1)", {**base, "updates": upd[:, None]},
+                   lock),
+        # SNA-CONVERT's RuntimeError presumes an implicit conversion that SNA-DTYPE's TypeError forbids
+        # for every dtype difference (SNA-GAP-CONVERT): the explicit TypeError rule decides
+        error_case(OP, "SNA-DTYPE", "TypeError", "bool updates into int32 x (no conversion: SNA-CONVERT)",
+                   {"x": x.astype(I32), "indices": idx, "updates": np.array([True, False, True, True])}, lock),
+    ]

@@ -1,7 +1,8 @@
-"""Cases for mindspore `Tensor.set_(source, storage_offset, size, stride)` (clauses ST-*).
+"""Cases for mindspore `Tensor.set_(source, storage_offset, size, stride)` (clauses ST-*): the document's
+example, its documented errors, and generated forms.
 
 ST-E-DEVICE: `params.source_device = "other"` puts the source on another
-device than self (docs/CASES.md); an adapter maps it to a second device of its
+device than self (docs/SPEC.md, set_); an adapter maps it to a second device of its
 framework (torch: `meta`) or reports that it has none.
 
 Declared sizes and offsets may be huge (2**40, 2**62) but only where the view
@@ -10,11 +11,16 @@ case ever needs a huge array.
 """
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from contract.dtypes import dtype_name
 
+from ..doc_examples import doc_example
+from ..error_cases import error_case
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, weighted_dtypes
+
+OP = "set_"
 
 DTYPES = weighted_dtypes(("float32", "float64"),
                          ("float16", "bfloat16", "int32", "int64", "int16", "int8", "uint8", "bool"))
@@ -40,7 +46,7 @@ def _probe(dt):
     return True if dt == "bool" else (7 if dt.startswith(("int", "uint")) else 7.5)
 
 
-def _case(target, params, clauses, note, source=None):
+def _case(target, params, note, source=None):
     inputs = {"target": target}
     if source is not None:
         inputs["source"] = source
@@ -49,7 +55,7 @@ def _case(target, params, clauses, note, source=None):
     src = "" if source is None else f" {dtype_name(source.dtype)}[{source.size}]"
     label = (f"set_({kind}{src}{args}) on {dtype_name(target.dtype)} "
              f"{shape_text(target.shape)}{': ' + note if note else ''}")
-    return make_case("set_", inputs, params, clauses, label)
+    return make_case(OP, inputs, params, label)
 
 
 def _view(draw, max_rank=3, zero_stride=True):
@@ -67,7 +73,7 @@ def _target(draw, dt=None):
 
 @st.composite
 def empty(draw):
-    return _case(_target(draw), {"source_kind": "none"}, ("ST-EMPTY",), "becomes empty")
+    return _case(_target(draw), {"source_kind": "none"}, "becomes empty")
 
 
 @st.composite
@@ -75,8 +81,7 @@ def storage(draw):
     target = _target(draw)
     dt = dtype_name(target.dtype)
     source = array_of(draw, dt, (ints(draw, 0, 12),))
-    return _case(target, {"source_kind": "storage", "probe": _probe(dt)}, ("ST-STORAGE", "ST-ALIAS"), "",
-                 source)
+    return _case(target, {"source_kind": "storage", "probe": _probe(dt)}, "", source)
 
 
 def _with_view_args(draw, kind, source_view=None):
@@ -87,20 +92,16 @@ def _with_view_args(draw, kind, source_view=None):
     offset = ints(draw, 0, 4)
     length = max(needed(offset, size, stride), offset) + ints(draw, 0, 3)
     params = {"source_kind": kind, "storage_offset": offset, "size": size, "probe": _probe(dt)}
-    clauses = ["ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW", "ST-ALIAS"]
     form = pick(draw, ("given", "absent", "none"))
     if form == "given" or stride != contiguous(size):
         params["stride"] = stride
     elif form == "none":
         params["stride"] = None
-        clauses.append("ST-STRIDE-DEFAULT")
-    else:
-        clauses.append("ST-STRIDE-DEFAULT")
     if source_view is not None:
         params["source_view"] = source_view(length)
     notes = [n for n, on in (("zero stride", 0 in (params.get("stride") or [])),
                              ("empty view", 0 in size)) if on]
-    return _case(target, params, clauses, ", ".join(notes), array_of(draw, dt, (length,)))
+    return _case(target, params, ", ".join(notes), array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -129,7 +130,7 @@ def tensor(draw):
         length = max(needed(offset, size, stride), offset) + ints(draw, 0, 2)
         params["source_view"] = {"offset": offset, "size": size, "stride": stride}
         note = "source view" + ("" if stride == contiguous(size) else " (non-contiguous)")
-    return _case(target, params, ("ST-TENSOR", "ST-ALIAS"), note, array_of(draw, dt, (length,)))
+    return _case(target, params, note, array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -141,10 +142,9 @@ def zero_stride_large(draw):
     size = pick(draw, ([64, 64], [4096], [16, 16, 16], [2**40, 0], [0, 2**40]))
     stride = [0] * len(size) if 0 not in size else [1] * len(size)
     kind = pick(draw, ("storage", "tensor"))
-    clause = "ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW"
     params = {"source_kind": kind, "storage_offset": 0, "size": size, "stride": stride, "probe": _probe(dt)}
     note = "empty view, huge declared side" if 0 in size else "zero strides, many elements"
-    return _case(target, params, (clause, "ST-ALIAS"), note, array_of(draw, dt, (ints(draw, 1, 4),)))
+    return _case(target, params, note, array_of(draw, dt, (ints(draw, 1, 4),)))
 
 
 # ---- documented errors --------------------------------------------------------------
@@ -185,7 +185,7 @@ def wrong_types(draw):
     else:
         params["size"] = [True] * len(params["size"]) or [True]
         params["stride"] = list(params["stride"]) or [1]
-    return _case(target, params, ("ST-E-TYPE",), how, source)
+    return _case(target, params, how, source)
 
 
 @st.composite
@@ -201,8 +201,7 @@ def out_of_bounds(draw):
     offset = pick(draw, (max(0, length - reach + 1),) + HUGE)
     params = {"source_kind": pick(draw, ("storage", "tensor")), "storage_offset": offset,
               "size": size, "stride": stride, "probe": _probe(dt)}
-    return _case(target, params, ("ST-E-BOUNDS",), f"offset {offset}, storage of {length}",
-                 array_of(draw, dt, (length,)))
+    return _case(target, params, f"offset {offset}, storage of {length}", array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -219,15 +218,14 @@ def out_of_bounds_other_size(draw):
         stride = stride + [1]
     params = {"source_kind": pick(draw, ("storage", "tensor")), "storage_offset": 0,
               "size": size, "stride": stride, "probe": _probe(dt)}
-    return _case(target, params, ("ST-GAP-BOUNDS",), f"size {size} past a storage of {length}",
-                 array_of(draw, dt, (length,)))
+    return _case(target, params, f"size {size} past a storage of {length}", array_of(draw, dt, (length,)))
 
 
 @st.composite
 def negative_offset(draw):
     target, params, source = _err_base(draw)
     params["storage_offset"] = pick(draw, (-1, -2, -2**31, -2**63))
-    return _case(target, params, ("ST-E-OFFSET",), f"storage_offset {params['storage_offset']}", source)
+    return _case(target, params, f"storage_offset {params['storage_offset']}", source)
 
 
 @st.composite
@@ -237,7 +235,7 @@ def negative_size(draw):
     params["stride"] = list(params["stride"]) or [1]
     size[ints(draw, 0, len(size) - 1)] = pick(draw, (-1, -2, -2**40))
     params["size"] = size
-    return _case(target, params, ("ST-E-NEGSIZE",), f"size {size}", source)
+    return _case(target, params, f"size {size}", source)
 
 
 @st.composite
@@ -247,7 +245,7 @@ def negative_stride(draw):
     params["size"] = list(params["size"]) or [1]
     stride[ints(draw, 0, len(stride) - 1)] = pick(draw, (-1, -3, -2**40))
     params["stride"] = stride
-    return _case(target, params, ("ST-E-NEGSTRIDE",), f"stride {stride}", source)
+    return _case(target, params, f"stride {stride}", source)
 
 
 @st.composite
@@ -257,8 +255,8 @@ def rank_mismatch(draw):
         params["stride"] = list(params["stride"]) + [1]
     else:
         params["size"] = list(params["size"]) + [1]
-    return _case(target, params, ("ST-E-RANK",), f"len(size) {len(params['size'])} != len(stride) "
-                 f"{len(params['stride'])}", source)
+    return _case(target, params, f"len(size) {len(params['size'])} != len(stride) {len(params['stride'])}",
+                 source)
 
 
 @st.composite
@@ -269,7 +267,7 @@ def too_many_dims(draw):
     params["storage_offset"] = 0
     if source.size == 0:        # keep the view in bounds so only the rank is wrong
         source = array_of(draw, dtype_name(target.dtype), (1,))
-    return _case(target, params, ("ST-E-MAXDIM",), f"{rank} dims", source)
+    return _case(target, params, f"{rank} dims", source)
 
 
 @st.composite
@@ -283,8 +281,7 @@ def noncontiguous_source(draw):
     length = needed(view["offset"], view["size"], view["stride"]) + 1
     params = {"source_kind": "tensor", "source_view": view, "storage_offset": 0, "size": [2], "stride": [1],
               "probe": _probe(dt)}
-    return _case(target, params, ("ST-E-NONCONTIG",), "non-contiguous source with size/stride",
-                 array_of(draw, dt, (length,)))
+    return _case(target, params, "non-contiguous source with size/stride", array_of(draw, dt, (length,)))
 
 
 @st.composite
@@ -295,7 +292,7 @@ def other_device(draw):
         params = {"source_kind": params["source_kind"], "probe": params["probe"]}
         source = array_of(draw, dtype_name(target.dtype), (ints(draw, 1, 6),))
     params["source_device"] = "other"
-    return _case(target, params, ("ST-E-DEVICE",), "source on another device", source)
+    return _case(target, params, "source on another device", source)
 
 
 @st.composite
@@ -308,11 +305,7 @@ def dtype_differs(draw):
     length = ints(draw, 1, 6)
     if kind == "tensor view":           # not covered by ST-E-DTYPE (ST-GAP-DTYPE-VIEW)
         params.update(storage_offset=0, size=[length], stride=[1])
-        clauses = ("ST-TENSOR-VIEW",)
-    else:
-        clauses = ("ST-E-DTYPE",) + (("ST-GAP-EXAMPLE",) if (tdt, sdt, kind) == ("float64", "float32", "tensor")
-                                     else ())
-    return _case(target, params, clauses, f"{sdt} source into {tdt} self", array_of(draw, sdt, (length,)))
+    return _case(target, params, f"{sdt} source into {tdt} self", array_of(draw, sdt, (length,)))
 
 
 FAMILIES = {
@@ -323,3 +316,55 @@ FAMILIES = {
     "maxdim": too_many_dims(), "noncontig": noncontiguous_source(), "dtype": dtype_differs(),
     "device": other_device(),
 }
+CORPUS_DRAWS = {"storage_view": 60, "tensor": 50, "tensor_view": 50}      # the wide families
+
+
+# ---- the document's example and documented errors ---------------------------------------------
+
+F32 = np.float32
+
+
+def doc_examples():
+    # The page's own example: a float64 target (np.zeros) set_ to a float32 tensor, printed as [10., 20., 30.];
+    # ST-E-DTYPE on the same page says this raises RuntimeError (ST-GAP-EXAMPLE).
+    return [
+        doc_example(OP, "ST-EX-1 float64 target.set_(float32 data) printed [10., 20., 30.]",
+                    ["ST-EX-1", "ST-GAP-EXAMPLE"],
+                    {"target": np.zeros(3, np.float64), "source": np.array([10, 20, 30], F32)},
+                    {"source_kind": "tensor"}, {"self": np.array([10, 20, 30], F32)}),
+    ]
+
+
+def error_cases():
+    target = np.zeros(3, F32)
+    data = np.array([10, 20, 30], F32)
+    view = {"storage_offset": 0, "size": [3], "stride": [1], "probe": 7.5}
+
+    def err(label, clause, exc, params, source=data, tgt=target):
+        return error_case(OP, clause, exc, label, {"target": tgt, "source": source}, params)
+
+    return [
+        err("storage_offset='0'", "ST-E-TYPE", "TypeError", {"source_kind": "storage", **view, "storage_offset": "0"}),
+        err("size=3 (an int)", "ST-E-TYPE", "TypeError", {"source_kind": "tensor", **view, "size": 3}),
+        err("offset 1 with self's size [3] over 3 elements", "ST-E-BOUNDS", "RuntimeError",
+            {"source_kind": "storage", **view, "storage_offset": 1}),
+        err("offset 2**62 with self's size", "ST-E-BOUNDS", "RuntimeError",
+            {"source_kind": "tensor", **view, "storage_offset": 2**62}),
+        err("storage_offset -1", "ST-E-OFFSET", "RuntimeError", {"source_kind": "storage", **view,
+                                                                 "storage_offset": -1}),
+        err("size [-1]", "ST-E-NEGSIZE", "RuntimeError", {"source_kind": "storage", **view, "size": [-1]}),
+        err("stride [-1]", "ST-E-NEGSTRIDE", "RuntimeError", {"source_kind": "storage", **view, "stride": [-1]}),
+        err("size [3], stride [1, 1]", "ST-E-RANK", "RuntimeError", {"source_kind": "storage", **view,
+                                                                     "stride": [1, 1]}),
+        err("9 dims", "ST-E-MAXDIM", "RuntimeError", {"source_kind": "storage", **view, "size": [1] * 9,
+                                                      "stride": [1] * 9}),
+        err("transposed 2x2 source with size/stride", "ST-E-NONCONTIG", "RuntimeError",
+            {"source_kind": "tensor", "source_view": {"offset": 0, "size": [2, 2], "stride": [1, 2]},
+             **view, "size": [2], "stride": [1]}, source=np.array([1, 2, 3, 4], F32)),
+        err("set_(tensor) int32 source into float32 self", "ST-E-DTYPE", "RuntimeError",
+            {"source_kind": "tensor", "probe": 7.5}, source=data.astype(np.int32)),
+        err("set_(storage) float64 storage into float32 self", "ST-E-DTYPE", "RuntimeError",
+            {"source_kind": "storage", "probe": 7.5}, source=data.astype(np.float64)),
+        err("set_(tensor) with the source on another device", "ST-E-DEVICE", "RuntimeError",
+            {"source_kind": "tensor", "source_device": "other", "probe": 7.5}),
+    ]

@@ -1,18 +1,22 @@
-"""Cases for pypto `Tensor.__setitem__` (clauses SI-*): every key form, including the unsupported ones."""
+"""Cases for pypto `Tensor.__setitem__` (clauses SI-*): the document's examples, its documented errors, and
+every key form, including the unsupported ones."""
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import strategies as st
 
-from contract.case import decode_key, key_text
 from contract.dtypes import dtype_name
+from oracle.setitem import decode_key, key_text
 
+from ..doc_examples import doc_example
+from ..error_cases import error_case
 from .common import (array_of, coin, int_range, ints, make_case, pick, shape_of, shape_text, shapes,
                      unique_along, weighted_dtypes)
 
+OP = "setitem"
+
 DTYPES = weighted_dtypes(("float32", "int32"),
                          ("float16", "bfloat16", "int16", "int8", "int64", "float64", "uint8", "bool"))
-BASE = ("SI-KEY", "SI-INPLACE")
 
 
 def sl(start=None, stop=None, step=None) -> dict:
@@ -23,7 +27,7 @@ def tup(*elems) -> dict:
     return {"tuple": list(elems)}
 
 
-def _case(target, key, clauses, what, value=None, scalar=None, extra=None):
+def _case(target, key, what, value=None, scalar=None, extra=None):
     inputs = {"target": target, **(extra or {})}
     params = {"key": key}
     if value is not None:
@@ -31,7 +35,7 @@ def _case(target, key, clauses, what, value=None, scalar=None, extra=None):
     if scalar is not None:
         params["value"] = scalar
     label = f"a[{key_text(key)}] = {what} {dtype_name(target.dtype)} {shape_text(target.shape)}"
-    return make_case("setitem", inputs, params, BASE + tuple(clauses), label)
+    return make_case(OP, inputs, params, label)
 
 
 def _region(shape, key, inputs=None):
@@ -43,16 +47,16 @@ def _region(shape, key, inputs=None):
 
 
 def _axis_slice(draw, size, open_ok=True, neg_ok=True):
-    """(slice element, extent of the value on this axis, extent taken from the value, bounds negative)."""
+    """(slice element, extent of the value on this axis, whether the extent is taken from the value)."""
     start = ints(draw, 0, size - 1)
     extent = ints(draw, 1, size - start)
     form = pick(draw, ("explicit", "open", "negative") if open_ok else ("explicit", "negative"))
     if form == "open":
-        return sl(start, None), extent, extent < size - start, False
+        return sl(start, None), extent, extent < size - start
     if form == "negative" and neg_ok:
         stop = start + extent - size
-        return sl(start - size, stop if stop < 0 else None), extent, False, True
-    return sl(start, start + extent), extent, False, False
+        return sl(start - size, stop if stop < 0 else None), extent, False
+    return sl(start, start + extent), extent, False
 
 
 @st.composite
@@ -64,17 +68,16 @@ def full(draw):
         vshape = tuple(ints(draw, 1, max(1, s)) for s in shape)
         if vshape == tuple(shape):
             vshape = vshape + (1,)
-        return _case(target, sl(), ("SI-EMPTY", "SI-VAL-T"), "v of another shape (move)",
-                     value=array_of(draw, dt, vshape))
+        return _case(target, sl(), "v of another shape (move)", value=array_of(draw, dt, vshape))
     empty = " empty tensor" if 0 in shape else ""
-    return _case(target, sl(), ("SI-EMPTY", "SI-VAL-T"), "v (move)" + empty, value=array_of(draw, dt, shape))
+    return _case(target, sl(), "v (move)" + empty, value=array_of(draw, dt, shape))
 
 
 @st.composite
 def zero_d(draw):
     dt = pick(draw, DTYPES)
     target, value = array_of(draw, dt, ()), array_of(draw, dt, ())
-    return _case(target, "...", ("SI-ELLIPSIS", "SI-VAL-T"), "v 0-d", value=value)
+    return _case(target, "...", "v 0-d", value=value)
 
 
 @st.composite
@@ -82,43 +85,38 @@ def assemble(draw):
     dt = pick(draw, DTYPES)
     shape = shape_of(draw, 1, 4)
     k = ints(draw, 1, len(shape))
-    elems, extents, took, neg = [], [], False, False
+    elems, extents, took = [], [], False
     for size in shape[:k]:
-        e, extent, t, n = _axis_slice(draw, size)
+        e, extent, t = _axis_slice(draw, size)
         elems.append(e), extents.append(extent)
-        took, neg = took or t, neg or n
+        took = took or t
     key = elems[0] if k == 1 and coin(draw) else tup(*elems)
     vshape = tuple(extents) + tuple(shape[k:])
-    clauses = ("SI-VAL-T",) + (("SI-ASSEMBLE",) if took else ()) + (("SI-NEG",) if neg else ())
     what = "smaller b (assemble)" if took else "b"
-    return _case(array_of(draw, dt, shape), key, clauses, what, value=array_of(draw, dt, vshape))
+    return _case(array_of(draw, dt, shape), key, what, value=array_of(draw, dt, vshape))
 
 
 def _mixed_key(draw, shape):
-    """A key with at least one int and one slice over every axis; returns (key, region, negative)."""
+    """A key with at least one int and one slice over every axis; returns (key, region)."""
     kinds = [coin(draw) for _ in shape]
     if all(kinds) or not any(kinds):        # at least one int and one slice
         kinds[ints(draw, 0, len(shape) - 1)] = not kinds[0]
-    elems, region, neg = [], [], False
+    elems, region = [], []
     for is_int, size in zip(kinds, shape):
         if is_int:
-            i = ints(draw, -size, size - 1)
-            elems.append(i)
-            neg = neg or i < 0
+            elems.append(ints(draw, -size, size - 1))
         else:
-            e, extent, _, n = _axis_slice(draw, size, open_ok=False)
+            e, extent, _ = _axis_slice(draw, size, open_ok=False)
             elems.append(e), region.append(extent)
-            neg = neg or n
-    return tup(*elems), tuple(region), neg
+    return tup(*elems), tuple(region)
 
 
 @st.composite
 def mixed(draw):
     dt = pick(draw, DTYPES)
     shape = shape_of(draw, 2, 4)
-    key, region, neg = _mixed_key(draw, shape)
-    clauses = ("SI-MIXED", "SI-VAL-T") + (("SI-NEG",) if neg else ())
-    return _case(array_of(draw, dt, shape), key, clauses, "b mixed", value=array_of(draw, dt, region))
+    key, region = _mixed_key(draw, shape)
+    return _case(array_of(draw, dt, shape), key, "b mixed", value=array_of(draw, dt, region))
 
 
 @st.composite
@@ -131,7 +129,7 @@ def negative(draw):
     stop = ints(draw, start + 1, -1)
     key = tup(i, sl(start, stop))
     value = array_of(draw, dt, (stop - start,))
-    return _case(array_of(draw, dt, shape), key, ("SI-NEG", "SI-MIXED", "SI-VAL-T"), "b negative", value=value)
+    return _case(array_of(draw, dt, shape), key, "b negative", value=value)
 
 
 @st.composite
@@ -142,41 +140,36 @@ def ellipsis(draw):
     pos = ints(draw, 0, m)
     explicit = [None] * m
     named_axes = list(range(pos)) + list(range(len(shape) - (m - pos), len(shape)))
-    vshape, has_int, neg = [None] * len(shape), False, False
+    vshape = [None] * len(shape)
     for j, ax in enumerate(named_axes):
         if ints(draw, 0, 3) == 0:
             explicit[j] = ints(draw, -shape[ax], shape[ax] - 1)
-            has_int, neg = True, neg or explicit[j] < 0
         else:
-            explicit[j], vshape[ax], _, n = _axis_slice(draw, shape[ax], open_ok=False)
-            neg = neg or n
+            explicit[j], vshape[ax], _ = _axis_slice(draw, shape[ax], open_ok=False)
     for ax in range(pos, len(shape) - (m - pos)):
         # SI-ELLIPSIS example: the value's extent decides how much of an elided axis is written.
         vshape[ax] = ints(draw, 1, shape[ax])
     key = tup(*explicit[:pos], "...", *explicit[pos:])
     vshape = tuple(v for ax, v in enumerate(vshape) if v is not None)
-    clauses = ("SI-ELLIPSIS", "SI-VAL-T") + (("SI-MIXED",) if has_int else ()) + (("SI-NEG",) if neg else ())
-    return _case(array_of(draw, dt, shape), key, clauses, "b ellipsis", value=array_of(draw, dt, vshape))
+    return _case(array_of(draw, dt, shape), key, "b ellipsis", value=array_of(draw, dt, vshape))
 
 
 def _int_key(draw, shape):
     idx = [ints(draw, -s, s - 1) for s in shape]
-    key = idx[0] if len(idx) == 1 and coin(draw) else tup(*idx)
-    return key, any(i < 0 for i in idx)
+    return idx[0] if len(idx) == 1 and coin(draw) else tup(*idx)
 
 
 @st.composite
 def single(draw):
     dt = pick(draw, ("int32",) * 6 + ("float32", "int64", "int16", "float16"))
     shape = shape_of(draw, 0, 4)
-    key, neg = _int_key(draw, shape)
+    key = _int_key(draw, shape)
     lo, hi = int_range("int32")
     scalar = draw(st.one_of(st.integers(-100, 100), st.sampled_from((lo, hi, 0, -1))))
     if dt != "int32":
         scalar = ints(draw, -100, 100)
-    clauses = ("SI-VAL-S",) + (("SI-NEG",) if neg else ())
     what = f"{scalar} (int scalar" + (")" if dt == "int32" else ", non-int32 target)")
-    return _case(array_of(draw, dt, shape), key, clauses, what, scalar=scalar)
+    return _case(array_of(draw, dt, shape), key, what, scalar=scalar)
 
 
 @st.composite
@@ -188,7 +181,7 @@ def int_row(draw):
     idx = [ints(draw, -s, s - 1) for s in shape[:n]]
     key = idx[0] if n == 1 else tup(*idx)
     value = array_of(draw, dt, shape[n:])
-    return _case(array_of(draw, dt, shape), key, ("SI-VAL-T",), "row (int key, tensor value)", value=value)
+    return _case(array_of(draw, dt, shape), key, "row (int key, tensor value)", value=value)
 
 
 @st.composite
@@ -200,7 +193,7 @@ def scatter_form(draw):
     idt = pick(draw, ("int32", "int32", "int64"))
     indices = unique_along(draw, ishape, d, shape[d], idt)
     key = sl(d, {"tensor": "indices"})
-    return _case(array_of(draw, dt, shape), key, ("SI-SCATTER", "SC-RULE"), f"values (scatter dim {d}, {idt})",
+    return _case(array_of(draw, dt, shape), key, f"values (scatter dim {d}, {idt})",
                  value=array_of(draw, dt, ishape), extra={"indices": indices})
 
 
@@ -215,7 +208,7 @@ def step(draw):
     elems[ax] = sl(start, None, stp)
     key = tup(*elems)
     region = _region(shape, key)
-    return _case(array_of(draw, dt, shape), key, ("SI-STEP",), f"b (step {stp})", value=array_of(draw, dt, region))
+    return _case(array_of(draw, dt, shape), key, f"b (step {stp})", value=array_of(draw, dt, region))
 
 
 @st.composite
@@ -232,8 +225,7 @@ def bool_key(draw):
         extra["mask"] = array_of(draw, "bool", shape[:1])
         key = {"tensor": "mask"}
     region = _region(shape, key, extra)
-    return _case(array_of(draw, dt, shape), key, ("SI-BOOL",), "b (bool index)", value=array_of(draw, dt, region),
-                 extra=extra)
+    return _case(array_of(draw, dt, shape), key, "b (bool index)", value=array_of(draw, dt, region), extra=extra)
 
 
 @st.composite
@@ -244,7 +236,7 @@ def tensor_index(draw):
     b = np.asarray(draw(st.permutations(range(shape[0])))[:k], dtype=np.int32)
     key = {"tensor": "b"} if len(shape) == 1 or coin(draw) else tup({"tensor": "b"}, sl())
     region = _region(shape, key, {"b": b})
-    return _case(array_of(draw, dt, shape), key, ("SI-TINDEX",), "v (tensor index)", value=array_of(draw, dt, region),
+    return _case(array_of(draw, dt, shape), key, "v (tensor index)", value=array_of(draw, dt, region),
                  extra={"b": b})
 
 
@@ -252,10 +244,9 @@ def tensor_index(draw):
 def float_scalar(draw):
     dt = pick(draw, ("int32", "int32", "float32", "float16"))
     shape = shape_of(draw, 1, 3)
-    key, neg = _int_key(draw, shape)
+    key = _int_key(draw, shape)
     scalar = pick(draw, (2.5, -1.5, 3.0, 0.5, float("nan"), float("inf"), -0.0))
-    clauses = ("SI-FLOATSCALAR",) + (("SI-NEG",) if neg else ())
-    return _case(array_of(draw, dt, shape), key, clauses, f"{scalar!r} (float scalar)", scalar=scalar)
+    return _case(array_of(draw, dt, shape), key, f"{scalar!r} (float scalar)", scalar=scalar)
 
 
 @st.composite
@@ -263,7 +254,7 @@ def mixed_ndim_mismatch(draw):
     """SI-MIXED-N: the value's ndim differs from the number of slices although NumPy would broadcast it."""
     dt = pick(draw, DTYPES)
     shape = shape_of(draw, 2, 4)
-    key, region, _ = _mixed_key(draw, shape)
+    key, region = _mixed_key(draw, shape)
     if len(region) >= 2 and coin(draw):
         elems = list(key["tuple"])
         first = next(j for j, e in enumerate(elems) if isinstance(e, dict))
@@ -273,7 +264,7 @@ def mixed_ndim_mismatch(draw):
         key, vshape = tup(*elems), region[1:]
     else:
         vshape = (1,) + region
-    return _case(array_of(draw, dt, shape), key, ("SI-MIXED", "SI-MIXED-N"), f"b of ndim {len(vshape)} (mixed key)",
+    return _case(array_of(draw, dt, shape), key, f"b of ndim {len(vshape)} (mixed key)",
                  value=array_of(draw, dt, vshape))
 
 
@@ -293,8 +284,7 @@ def region_gap(draw):
         room = shape[0] - elems[0]["slice"][0]
         vshape[0] = vshape[0] % room + 1     # room >= 2, so this differs from the region's extent
     key = tup(*elems)
-    return _case(array_of(draw, dt, shape), key, ("SI-VAL-T", "SI-GAP-REGION", "SI-ASSEMBLE"),
-                 "b (region != value shape)", value=array_of(draw, dt, tuple(vshape)))
+    return _case(array_of(draw, dt, shape), key, "b (region != value shape)", value=array_of(draw, dt, tuple(vshape)))
 
 
 @st.composite
@@ -304,7 +294,7 @@ def empty_region(draw):
     i = ints(draw, 0, shape[0])
     key = tup(sl(i, i), *[sl() for _ in shape[1:]]) if coin(draw) else sl(i, i)
     value = array_of(draw, dt, (0,) + tuple(shape[1:]))
-    return _case(array_of(draw, dt, shape), key, ("SI-VAL-T",), "empty b (empty region)", value=value)
+    return _case(array_of(draw, dt, shape), key, "empty b (empty region)", value=value)
 
 
 @st.composite
@@ -317,15 +307,15 @@ def out_of_range(draw):
         idx = [ints(draw, -s, s - 1) for s in shape]
         ax = ints(draw, 0, len(shape) - 1)
         idx[ax] = pick(draw, (shape[ax], shape[ax] + 3, -shape[ax] - 1, 2**31))
-        return _case(array_of(draw, dt, shape), tup(*idx), (), "5 (int key out of range)", scalar=5)
+        return _case(array_of(draw, dt, shape), tup(*idx), "5 (int key out of range)", scalar=5)
     if how == "slice":
         start = ints(draw, 0, shape[0] - 1)
         extent = shape[0] - start + ints(draw, 1, 2)
         key = tup(sl(start, start + extent), *[sl() for _ in shape[1:]])
         value = array_of(draw, dt, (extent,) + tuple(shape[1:]))
-        return _case(array_of(draw, dt, shape), key, ("SI-VAL-T",), "b (slice runs past the target)", value=value)
+        return _case(array_of(draw, dt, shape), key, "b (slice runs past the target)", value=value)
     key = tup(*[0] * (len(shape) + 1))
-    return _case(array_of(draw, dt, shape), key, (), "5 (more indices than dims)", scalar=5)
+    return _case(array_of(draw, dt, shape), key, "5 (more indices than dims)", scalar=5)
 
 
 @st.composite
@@ -334,12 +324,12 @@ def value_dtype(draw):
     dt = pick(draw, DTYPES)
     shape = shape_of(draw, 1, 3)
     if ints(draw, 0, 3) == 0:
-        key, _ = _int_key(draw, shape)
+        key = _int_key(draw, shape)
         scalar = pick(draw, (2**31, -2**31 - 1, 2**40))
-        return _case(array_of(draw, "int32", shape), key, ("SI-VAL-S",), f"{scalar} (beyond int32)", scalar=scalar)
+        return _case(array_of(draw, "int32", shape), key, f"{scalar} (beyond int32)", scalar=scalar)
     vdt = pick(draw, tuple(d for d in ("float32", "int32", "float16", "int64", "bool") if d != dt))
     value = array_of(draw, vdt, shape)
-    return _case(array_of(draw, dt, shape), sl(), ("SI-EMPTY", "SI-VAL-T"), f"{vdt} v", value=value)
+    return _case(array_of(draw, dt, shape), sl(), f"{vdt} v", value=value)
 
 
 FAMILIES = {
@@ -349,3 +339,52 @@ FAMILIES = {
     "mixed_n": mixed_ndim_mismatch(), "region_gap": region_gap(), "empty_region": empty_region(),
     "out_of_range": out_of_range(), "value_dtype": value_dtype(),
 }
+CORPUS_DRAWS = {"assemble": 60, "mixed": 60, "ellipsis": 50}      # the wide families
+
+
+# ---- the document's examples and documented errors -----------------------------------------------
+
+F32, I32 = np.float32, np.int32
+
+
+def doc_examples():
+    z44 = np.zeros((4, 4), F32)
+    ten22, ten2 = np.full((2, 2), 10, F32), np.full((2,), 10, F32)
+    a = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]], I32)
+    b = np.ones((4, 4), I32)
+    return [
+        doc_example(OP, "SI-EX-1 c[:] = a + b (empty slice, add kernel)", ["SI-EX-1"],
+                    {"target": np.zeros((4, 4), I32), "value": a + b}, {"key": sl()},
+                    {"target": np.array([[2, 3, 4, 5], [6, 7, 8, 9], [10, 11, 12, 13], [14, 15, 16, 17]], I32)}),
+        doc_example(OP, "SI-EX-2 a[0:, 0:] = b (2x2 assembled into 4x4)", ["SI-EX-2"],
+                    {"target": z44, "value": ten22}, {"key": tup(sl(0), sl(0))},
+                    {"target": np.array([[10, 10, 0, 0], [10, 10, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], F32)}),
+        doc_example(OP, "SI-EX-3 a[0, 1:3] = b (mixed key, b of shape [2])", ["SI-EX-3"],
+                    {"target": z44, "value": ten2}, {"key": tup(0, sl(1, 3))},
+                    {"target": np.array([[0, 10, 10, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], F32)}),
+        doc_example(OP, "SI-EX-4 a[-1, -3:-1] = b (negative indices)", ["SI-EX-4"],
+                    {"target": z44, "value": ten2}, {"key": tup(-1, sl(-3, -1))},
+                    {"target": np.array([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 10, 10, 0]], F32)}),
+        doc_example(OP, "SI-EX-5 a[..., 2:4] = b (Ellipsis)", ["SI-EX-5"],
+                    {"target": z44, "value": ten22}, {"key": tup("...", sl(2, 4))},
+                    {"target": np.array([[0, 0, 10, 10], [0, 0, 10, 10], [0, 0, 0, 0], [0, 0, 0, 0]], F32)}),
+        doc_example(OP, "SI-EX-6 a[2, 3] = 5 (single element, DT_INT32)", ["SI-EX-6"],
+                    {"target": np.zeros((4, 4), I32)}, {"key": tup(2, 3), "value": 5},
+                    {"target": np.array([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 5], [0, 0, 0, 0]], I32)}),
+        doc_example(OP, "SI-EX-7 a[0:indices] = values (scatter form)", ["SI-EX-7"],
+                    {"target": z44, "indices": np.array([[0, 1, 2, 3]], I32), "value": np.full((1, 4), 10, F32)},
+                    {"key": sl(0, {"tensor": "indices"})},
+                    {"target": np.array([[10, 0, 0, 0], [0, 10, 0, 0], [0, 0, 10, 0], [0, 0, 0, 10]], F32)}),
+    ]
+
+
+def error_cases():
+    a = np.zeros((4, 4), F32)
+    key = tup(0, sl(1, 3))          # the doc's a[0, 1:3] = b
+    return [
+        error_case(OP, "SI-MIXED-N", None, "a[0, 1:3] = b with b of shape (1, 2)",
+                   {"target": a, "value": np.full((1, 2), 10, F32)}, {"key": key}),
+        error_case(OP, "SI-MIXED-N", None, "a[0, 0:2, 1] = b with b of shape (2, 1)",
+                   {"target": np.zeros((2, 3, 4), F32), "value": np.ones((2, 1), F32)},
+                   {"key": tup(0, sl(0, 2), 1)}),
+    ]

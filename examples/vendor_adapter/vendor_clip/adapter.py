@@ -43,16 +43,16 @@ class VendorClipAdapter(Adapter):
 
     @staticmethod
     def _bound(case, which):
+        # The suite's decoder reads the case (docs/SPEC.md, clip): each bound is None or a Bound that
+        # passes itself as a tensor, an Element or the Python scalar a user writes.
         import vendor_clip
-        spec = case.params.get(which)
-        if spec is None:
+        from adapters.convert import call_args
+        from contract.dtypes import dtype_from_name
+        bound = getattr(call_args(case), which)
+        if bound is None:
             return None
-        if spec["kind"] == "tensor":
-            return np.array(case.inputs[which], copy=True)
-        if spec["kind"] == "element":
-            from contract.dtypes import dtype_from_name
-            return vendor_clip.Element(spec["value"], dtype_from_name(spec["dtype"]))
-        return spec["value"]         # int or float, passed as the Python scalar a user writes
+        return bound.pass_as(tensor=lambda a: np.array(a, copy=True),
+                             element=lambda v, dt: vendor_clip.Element(v, dtype_from_name(dt)))
 
     def repro(self, case, expectation=None) -> str:
         """The call in the vendor's own syntax; with the suite's Expectation it also checks the documents'

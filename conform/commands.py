@@ -1,7 +1,7 @@
-"""`conform report | diff | merge`: argparse wiring and exit codes (certify and verify run candidates: conform/).
+"""`conform report | diff | merge`: the command glue over the reports layer, which itself only reads results files.
 
 conform/cli.py calls register(subparsers); each subcommand sets `func`, which
-takes the parsed args and returns the exit code.  `python -m reports.commands`
+takes the parsed args and returns the exit code.  `python -m conform.commands`
 runs the same commands without the rest of the CLI.
 
 Exit codes (documented in docs/SUMMARY.md):
@@ -58,8 +58,8 @@ def _missing(paths):
 
 
 def cmd_report(args) -> int:
-    from . import model as M
-    from .render import write_report
+    from reports import model as M
+    from reports.render import write_report
     if (msg := _missing(args.results)):
         return _input_error(msg)
     try:
@@ -71,15 +71,15 @@ def cmd_report(args) -> int:
 
 
 def cmd_diff(args) -> int:
-    from . import model as M
-    from .diff import write_diff
+    from reports import model as M
+    from reports.diff import write_diff
     if (msg := _missing([args.base, args.new])):
         return _input_error(msg)
     try:
         r = write_diff(args.base, args.new, args.out)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
-    from .diff import coverage_problems, identity_problems
+    from reports.diff import coverage_problems, identity_problems
     for name, d in r["adapters"].items():
         print(f"{name}: {d.counts['new_failures']} new failures, {d.counts['fixed']} fixed, "
               f"{d.counts['changed_verdicts']} changed verdicts, {d.counts['changed_messages']} changed messages")
@@ -99,8 +99,8 @@ def cmd_diff(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    from . import model as M
-    from .merge import MergeError, merge
+    from reports import model as M
+    from reports.merge import MergeError, merge
     if (msg := _missing(args.results)):
         return _input_error(msg)
     out = Path(args.out)

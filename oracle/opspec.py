@@ -1,0 +1,110 @@
+"""OpSpec: everything the suite knows about one documented op, declared once, in the op's own module.
+
+An op module (`oracle/<op>.py`) ends with `SPEC = OpSpec(...)`: the source document, the clause rows
+(with the part of the document each comes from), the case contract (inputs, params, outputs), the one
+decoder from a Case to the call's arguments, the documented dtypes, `solve` and the public reference
+function.  `oracle/registry.py` finds the specs and derives every table from them; docs/SPEC.md is
+generated from them (`python -m oracle.spec_doc`); docs/ADDING_AN_OP.md says how to add one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping, Optional
+
+KINDS = ("sem", "err", "uns", "ex", "gap")
+ADDED = "added"      # 5th element of a clause row: an id the oracle added while encoding the document
+
+
+@dataclass(frozen=True)
+class Clause:
+    id: str
+    op: str
+    kind: str                # sem | err | uns | ex | gap (docs/SPEC.md)
+    statement: str
+    section: str = ""        # the part of the source document the rule comes from
+    source: str = ""         # the source document's file name
+    added: bool = False      # not in the developers' clause list: decided while encoding the document
+
+    @property
+    def finding(self) -> bool:
+        """A gap: the document leaves this open or contradicts itself (listed as a spec finding)."""
+        return self.kind == "gap"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named input, param or output of an op's cases (docs/CASES.md)."""
+    name: str
+    doc: str
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str                 # Case.op
+    source: str               # the source document's file name (a seed of the developers' tree)
+    title: str                # what that document documents
+    clause_rows: tuple        # (id, kind, section, statement) or (id, kind, section, statement, ADDED)
+    inputs: tuple             # Field per case input
+    params: tuple             # Field per case param
+    outputs: tuple            # Field per output an adapter reports; the first is the primary one
+    decode: Callable          # (case, inputs=None) -> the call's arguments; ValueError for a malformed case.
+    #                           `inputs` (default case.inputs) maps input names to the objects to pass:
+    #                           an adapter hands its converted tensors and gets them back in place
+    solve: Callable           # case -> ({output: ExpectedArray}, clauses); raises SpecError / Unspecified
+    reference: Callable       # the public reference function, oracle.<name>
+    call: Callable            # case -> {output: array}: `reference` called as a user calls it
+    repro: Callable           # (case, literal) -> (call lines, read-back lines, {output: expression}): the
+    #                           same call as a repro script's text, after the inputs are defined;
+    #                           literal(value) spells a param value as Python source
+    dtypes: Mapping = field(default_factory=dict)      # role -> the dtypes the document lists for it
+    native_api: Optional[Callable] = None              # case -> the call's name in reports (oracle.<name>)
+    exports: Mapping = field(default_factory=dict)     # further public names of the package (oracle.Element)
+    clauses: tuple = field(init=False, default=())
+
+    def __post_init__(self):
+        built, seen = [], set()
+        for row in self.clause_rows:
+            cid, kind, section, statement, *flag = row
+            if kind not in KINDS or cid in seen or not section or not statement or flag not in ([], [ADDED]):
+                raise ValueError(f"{self.name}: bad clause row {row!r}")
+            seen.add(cid)
+            built.append(Clause(cid, self.name, kind, statement, section, self.source, bool(flag)))
+        prefixes = {c.id.split("-", 1)[0] for c in built}
+        if len(prefixes) != 1:
+            raise ValueError(f"{self.name}: clause ids must share one prefix, got {sorted(prefixes)}")
+        object.__setattr__(self, "clauses", tuple(built))
+        object.__setattr__(self, "dtypes", MappingProxyType(dict(self.dtypes)))
+        object.__setattr__(self, "exports", MappingProxyType(dict(self.exports)))
+
+    @property
+    def prefix(self) -> str:
+        """The clause id prefix of this op ("CL" for CL-FORMULA)."""
+        return self.clauses[0].id.split("-", 1)[0]
+
+    @property
+    def output_names(self) -> tuple:
+        return tuple(f.name for f in self.outputs)
+
+    def api(self, case=None) -> str:
+        return self.native_api(case) if self.native_api and case is not None else f"oracle.{self.name}"
+
+
+# ---- helpers the decoders share --------------------------------------------------------------
+
+def malformed(case, why: str) -> ValueError:
+    return ValueError(f"malformed {case.op} case {case.id}: {why}")
+
+
+def need_input(case, name: str, inputs=None):
+    """inputs[name] (default case.inputs); a case without that input is malformed."""
+    if name not in case.inputs:
+        raise malformed(case, f"input {name!r} is missing")
+    return (case.inputs if inputs is None else inputs)[name]
+
+
+def need_param(case, name: str):
+    if name not in case.params:
+        raise malformed(case, f"param {name!r} is missing")
+    return case.params[name]
