@@ -15,6 +15,7 @@ from typing import Optional
 import numpy as np
 
 from contract.dtypes import dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from . import kernels
 from .errors import Open, SpecError
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
@@ -69,8 +70,9 @@ def as_bound(b) -> Optional[Bound]:
     return Bound("float" if isinstance(b, float) else "int", b)
 
 
-def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
-    """(outputs, clauses) for clip(x, lo, hi); raises SpecError / Unspecified."""
+def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_output=True):
+    """(outputs, clauses) for clip(x, lo, hi); raises SpecError / Unspecified.  input_output=False leaves
+    out the "x" output (the input after the call), for a caller that only wants the value."""
     x = np.asarray(x)
     clauses = ["CL-FORMULA", "CL-DTYPE"]
     xd = dtype_name(x.dtype)
@@ -93,20 +95,24 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound]):
         op.note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
     los = _operand(lo, x, "min", op, clauses)
     his = _operand(hi, x, "max", op, clauses)
-    out = _formula(x, los, his)
+    # one blocked pass gives the value and the facts the rules below need, where it applies (large inputs)
+    fast = None if los is False or his is False or x.size < kernels.LARGE else kernels.clip_pass(x, los, his)
+    out = fast.out if fast is not None else _formula(x, los, his)
     if lo is None and hi is None:
         clauses.append("CL-NONE")
     elif lo is None or hi is None:
         clauses.append("CL-DEFAULTS")
     if is_float(x.dtype) and present:
-        _nan_rules(x, los, his, op, clauses)
+        _nan_rules(x, los, his, op, clauses, fast)
     if isinstance(los, np.ndarray) and isinstance(his, np.ndarray):
         with np.errstate(invalid="ignore"):
-            if np.any(np.asarray(los) > np.asarray(his)):
+            if fast.lo_gt_hi if fast is not None else np.any(np.asarray(los) > np.asarray(his)):
                 clauses.append("CL-MIN-GT-MAX")
     # the sign of max(-0.0, 0.0) is not fixed by the formula: reported, not failed
     zero = ZERO_REPORT if (is_float(x.dtype) and present) else ZERO_STRICT
-    outputs = {} if out is None else {"out": ExpectedArray(out, EXACT, zero_sign=zero), "x": ExpectedArray(x.copy())}
+    outputs = {} if out is None else {"out": ExpectedArray(out, EXACT, zero_sign=zero)}
+    if out is not None and input_output:
+        outputs["x"] = ExpectedArray(kernels.unchanged(x))
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(dict.fromkeys(clauses))
 
@@ -169,39 +175,34 @@ def _apply_bounds(x, lo, hi, out):
         np.maximum(x, lo, out=out, casting="unsafe")
     elif hi is not None:
         np.minimum(x, hi, out=out, casting="unsafe")
-    _zero_signs(x, lo, hi, out)
+    kernels.zero_signs(x, lo, hi, out)
 
 
-def _zero_signs(x, lo, hi, out):
-    """The sign of a zero result, by the formula read left to right: max(a, b) and min(a, b) keep a where
-    a == b (+0.0 against -0.0).  The document leaves that sign open (reported, not failed); fixing it here
-    keeps the answer the same on every NumPy (np.clip let the bound win such ties before NumPy 2)."""
-    zero = out == 0
-    if not (is_float(out.dtype) and zero.any()):
-        return
-    m = x if lo is None else np.where(x < lo, lo, x)
-    m = m if hi is None else np.where(m > hi, hi, m)
-    np.copyto(out, m, where=zero, casting="unsafe")
+def _nan_rules(x, lo, hi, op, clauses, fast=None):
+    bound_nan, x_nan = (((fast.lo_nan, fast.hi_nan), fast.x_nan_unbounded) if fast is not None
+                        else _nan_facts(x, lo, hi))
+    clauses += ["CL-NAN-BOUND"] * sum(bound_nan)     # CL-NAN-BOUND: NaN out where a bound is NaN
+    if x_nan:
+        op.note("CL-GAP-NAN-X", "NaN in x where no bound is NaN: not stated (the natural value propagates NaN)")
 
 
-def _nan_rules(x, lo, hi, op, clauses):
-    bounds = [np.asarray(b) for b in (lo, hi) if b is not None and b is not False]
+def _nan_facts(x, lo, hi):
+    """((NaN in lo, NaN in hi), NaN in x at an element where no bound is NaN): the plain formulation."""
     nan_bound = np.zeros((), bool)
-    for b in bounds:
-        isnan = np.isnan(b.astype(np.float64))
-        if isnan.any():
-            clauses.append("CL-NAN-BOUND")      # CL-NAN-BOUND: NaN out where a bound is NaN
-            nan_bound = nan_bound | isnan
+    bound_nan = []
+    for b in (lo, hi):
+        isnan = np.isnan(np.asarray(b).astype(np.float64)) if b is not None and b is not False else np.zeros((), bool)
+        bound_nan.append(bool(isnan.any()))
+        nan_bound = nan_bound | isnan
     with np.errstate(invalid="ignore"):
         if x.size == 0 or not np.isnan(np.min(x)):  # one reduction: NaN propagates through min
-            return
-    if (np.isnan(x.astype(np.float64)) & ~nan_bound).any():
-        op.note("CL-GAP-NAN-X", "NaN in x where no bound is NaN: not stated (the natural value propagates NaN)")
+            return tuple(bound_nan), False
+    return tuple(bound_nan), bool((np.isnan(x.astype(np.float64)) & ~nan_bound).any())
 
 
 def clip(x, min=None, max=None):
     """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
-    outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max))
+    outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max), input_output=False)
     return outputs["out"].value
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from dataclasses import dataclass
 
 from contract.dtypes import cast, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from . import kernels
 from .errors import Open, SpecError, Unspecified
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
@@ -101,14 +102,21 @@ def _write(self_, dim, index, vals, op):
     if index.size == 0:
         return {"out": ExpectedArray(out, EXACT)}
     flat = out.reshape(-1)
-    t = _targets(self_.shape, dim, index)
-    written = np.zeros(flat.size, bool)
-    written[t] = True
-    if np.count_nonzero(written) == t.size:
-        flat[t] = vals.ravel()          # SC-RULE: every position is written once
-        return {"out": ExpectedArray(out, EXACT)}
+    if index.size >= kernels.LARGE:
+        t = None        # blocked: the targets of a block, its store and its marks stay in cache
+        distinct = kernels.scatter_store(flat, self_.shape, dim, index, vals)
+    else:
+        t = _targets(self_.shape, dim, index)
+        written = np.zeros(flat.size, bool)
+        written[t] = True
+        distinct = int(np.count_nonzero(written))
+        if distinct == t.size:
+            flat[t] = vals.ravel()
+    if distinct == index.size:
+        return {"out": ExpectedArray(out, EXACT)}      # SC-RULE: every position is written once
     # SC-DUP: two index positions hit one element; any of the colliding src values may win
-    op.note("SC-DUP", f"{t.size - np.count_nonzero(written)} index positions collide along dim {dim}")
+    op.note("SC-DUP", f"{index.size - distinct} index positions collide along dim {dim}")
+    t = _targets(self_.shape, dim, index) if t is None else t
     k = int(np.bincount(t).max())
     if k * flat.size > MAX_CHOICES:     # the set-valued answer is k full copies of self: keep memory sane
         op.note("SC-DUP", f"{k} colliding writes on {flat.size} elements: too many to enumerate the choices")

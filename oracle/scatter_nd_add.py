@@ -13,6 +13,7 @@ import numpy as np
 from dataclasses import dataclass
 
 from contract.dtypes import cast, dtype_name, is_float
+from . import kernels
 from .errors import Open, SpecError
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, need_input
@@ -96,27 +97,66 @@ def _float_sum(x2, rows, u2, counts):
     may overflow in one order and not in another: bound inf (any non-NaN value).
     """
     dt = x2.dtype
+    dup = bool((counts > 1).any())
+    if x2.shape[1] >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
+        return _float_sum_rows(x2, rows, u2, counts, dup)
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
-    s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
+    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side when large
+    # (an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here)
+    sums = [lambda: np.bincount(flat, weights=w, minlength=x2.size)]
+    if dup:
+        sums.append(lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size))
+    sums = kernels.in_parallel(sums) if x2.size >= kernels.LARGE else [f() for f in sums]
+    sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
+    s = np.add(sums[0], x2.reshape(-1), out=sums[0])       # x widened by the add itself: no float64 copy of x
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
         value = cast(s, dt).reshape(x2.shape)
-    if not (counts > 1).any():
+    if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
-    k = (counts if cols == 1 else np.repeat(counts, cols)).astype(np.float64)
-    # an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here
-    mag = np.abs(x2.astype(np.float64)).ravel() + np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size)
-    u = _unit_roundoff(dt)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        gamma = np.where(k * u < 1, k * u / (1 - k * u), np.inf)
-        g64 = k * 2.0 ** -53 / (1 - k * 2.0 ** -53)
-        # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = (gamma + u + g64) * mag * (1 + 2 * g64 + 2.0 ** -50)
-        bound = np.where(mag > _max(dt), np.inf, bound)
-        bound = np.where(~np.isfinite(s), 0.0, bound)   # a NaN/inf term decides the sum in every order
-    bound = np.where(k > 1, bound, 0.0).reshape(x2.shape)
+    k = counts if cols == 1 else np.repeat(counts, cols)
+    mag = np.add(sums[1], np.abs(x2.reshape(-1)), out=sums[1])
+    bound = kernels.zeros(x2.size)
+    hit = np.flatnonzero(k > 1)
+    bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
+    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT)
+
+
+def _float_sum_rows(x2, rows, u2, counts, dup):
+    """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only."""
+    dt = x2.dtype
+    uniq, sums, multi, abs_sums = kernels.row_sums(rows, u2, with_abs=dup)
+    value = x2.copy()
+    kernels.plus_zero(value)        # an element no update hits is x + 0.0: -0 becomes +0, as in the flat sum
+    s = np.add(sums, x2[uniq], dtype=np.float64)
+    with np.errstate(over="ignore"):
+        value[uniq] = cast(s, dt)
+    if not dup:
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
+    hit = uniq[multi]
+    mag = np.add(abs_sums, np.abs(x2[hit]), dtype=np.float64)
+    bound = kernels.zeros(x2.shape)
+    bound[hit] = _bound(counts[hit][:, None], mag, s[multi], dt)
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
+
+
+def _bound(k, mag, s, dt):
+    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s)."""
+    u = _unit_roundoff(dt)
+    kk = np.arange(int(k.max()) + 1, dtype=np.float64)     # the k-only factors, once per count
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
+        g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
+        # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
+        bound = (gamma + u + g64)[k] * mag * (1 + 2 * g64 + 2.0 ** -50)[k]
+        over = mag > _max(dt)
+        if over.any():          # (most calls have neither: one comparison and one reduction each)
+            bound = np.where(over, np.inf, bound)
+        finite = np.isfinite(s)
+        if not finite.all():    # a NaN/inf term decides the sum in every order
+            bound = np.where(finite, bound, 0.0)
+        return bound
 
 
 def _unit_roundoff(dt) -> float:
@@ -130,6 +170,12 @@ def _max(dt) -> float:
 
 def _int_sum(x2, rows, u2, op):
     """Exact integer sum; a result outside the dtype is SNA-GAP-OVERFLOW (natural: two's complement wrap)."""
+    if x2.size >= kernels.LARGE and x2.shape[0] > 2 * rows.size:
+        # few rows hit in a large x: sum on those rows only (the rest is x itself and cannot overflow)
+        uniq, inverse = np.unique(rows, return_inverse=True)
+        out = x2.copy()
+        out[uniq] = _int_sum(x2[uniq], inverse.reshape(-1), u2, op).value
+        return ExpectedArray(out, EXACT)
     dt = x2.dtype
     if dtype_name(dt) == "bool":
         out = x2.copy()

@@ -208,8 +208,9 @@ def solve(target, kind, storage, src_view, args, probe=None, other_device=False)
             # ST-ALIAS: the fill shows through the source.  From an array, not a Python scalar: NumPy 2
             # refuses an out-of-range Python int even under casting="unsafe"; an array wraps on both majors.
             np.copyto(self_, cast(np.asarray(probe), self_.dtype))
-    return ({"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(np.array(source_seen))},
-            clauses)
+    # a Storage source is seen whole: it is this call's own copy already, so it needs no second one
+    after = source_seen if source_seen is storage else np.array(source_seen)
+    return {"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(after)}, clauses
 
 
 def set_(target, source=None, storage_offset=0, size=None, stride=None, *, source_device="same"):

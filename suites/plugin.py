@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-PROFILES = ("dev", "ci", "certify", "thorough")
+PROFILES = ("dev", "ci", "certify", "thorough", "large")
 _HOME = os.path.join(tempfile.gettempdir(), "tensor-conformance-hypothesis")
 _DB = os.path.join(_HOME, "examples")
 # Hypothesis keeps caches (constants, unicode data) under its home, by default ./.hypothesis in the
@@ -32,6 +32,7 @@ settings.register_profile("certify", max_examples=1000, deadline=None, derandomi
                           print_blob=True, suppress_health_check=_SLOW)
 settings.register_profile("thorough", max_examples=20000, deadline=None,
                           database=DirectoryBasedExampleDatabase(_DB), suppress_health_check=_SLOW)
+settings.register_profile("large", parent=settings.get_profile("dev"), database=None)   # suites/test_large.py
 
 
 def pytest_addoption(parser):

@@ -116,6 +116,62 @@ def test_the_oracles_answers_are_bit_identical_under_both_numpy_majors():
         f"expected NumPy {np.__version__}'s {mine}; repro: run oracle.expect over suites/corpus under both")
 
 
+def _large_digest() -> str:
+    """sha256 over the oracle's answers on inputs large enough for its fast paths (oracle/kernels.py): clip
+    with +-0 ties, with and without NaN blocks, scalar and tensor bounds; scatter_nd_add's row-wise bfloat16
+    sums.  The inputs are built from index arithmetic, not a random generator (whose streams may change
+    between NumPy releases)."""
+    import importlib
+
+    import ml_dtypes
+    from oracle import kernels
+    from oracle.errors import Unspecified
+    clip_mod = importlib.import_module("oracle.clip")
+    sna = importlib.import_module("oracle.scatter_nd_add")
+    h = hashlib.sha256()
+
+    def digest(solve, *args):
+        try:
+            outputs = solve(*args)[0]
+        except Unspecified as e:        # an open case: its natural answer must agree too
+            outputs = e.natural
+        for name, ea in sorted(outputs.items()):
+            for a in (ea.value, ea.bound):
+                if a is not None:
+                    h.update(name.encode() + np.ascontiguousarray(a).tobytes())
+
+    n = 2 * kernels.LARGE + 3
+    i = np.arange(n)
+    specials = np.array([-0.0, 0.0, 1.0, -1.0, 0.5, -2.5, np.nan])
+    for dt in (np.float16, np.float32, np.float64):
+        # a NaN in every block (the plain blocks), then none (the SIMD or key-space blocks)
+        for x in (specials[i % 7].astype(dt), specials[(i // 7 + i) % 6].astype(dt)):
+            tensor_lo = np.where(i % 3 == 0, -0.0, 0.0).astype(dt)
+            for lo, hi in ((0.0, 1.0), (-0.0, 0.0), (0.0, None), (None, -0.0), (-1.0, -0.0), (tensor_lo, np.zeros(n, dt))):
+                bound = [None if b is None else clip_mod.as_bound(np.asarray(b, dt)) for b in (lo, hi)]
+                digest(clip_mod.solve, x, *bound)
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    for rows, cols in ((4096, 16), (40000, 1)):     # the row-wise sums, the flat ones
+        # every row hit twice: 256 + 1 + 2**-20 lies just above a bfloat16 tie, which a second rounding
+        # (through float32) would take to even, below it
+        x = np.full((rows, cols), 256.0, bf16)
+        indices = np.tile(np.arange(rows, dtype=np.int32), 2).reshape(-1, 1)
+        updates = np.concatenate([np.full((rows, cols), 1.0), np.full((rows, cols), 2.0 ** -20)]).astype(bf16)
+        digest(sna.solve, x, indices, updates)
+    return h.hexdigest()
+
+
+def test_the_oracles_fast_paths_are_bit_identical_under_both_numpy_majors():
+    python, version = needs_other_major()
+    code = "import sys; sys.path[:0] = sys.argv[1:3]; import test_environments as t; print(t._large_digest())"
+    got = subprocess.run([python, "-c", code, ROOT, TESTS], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert got.returncode == 0, got.stderr[-2000:]
+    mine = _large_digest()
+    assert got.stdout.strip() == mine, (
+        f"actual: NumPy {version} ({python}) digests the oracle's large-input answers to {got.stdout.strip()}; "
+        f"expected NumPy {np.__version__}'s {mine}; repro: tests/test_environments.py _large_digest() under both")
+
+
 # ---- bad settings ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value", ["oracle", "=python3", "oracle=", "oracle=a --python oracle=b"])
