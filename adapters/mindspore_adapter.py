@@ -19,6 +19,8 @@ import re
 
 import numpy as np
 
+from contract.dtypes import is_float, is_number, to_dtype
+
 from . import convert, repro as R
 from .base import RETURNED, Outcome
 from .pinned import PinnedAdapter
@@ -203,7 +205,9 @@ def _probe(ms, target, before, probe, reread):
     memory instead of writing (measured), which would blame set_ for setitem.
     Only a write that landed in self can show whether the source sees it.
     """
-    full = np.full(before.shape, probe, before.dtype)
+    # the fill as the dtype holds it, to nearest, ties to even (NumPy's bfloat16 cast rounds twice)
+    full = np.full(before.shape, to_dtype(before.dtype, probe) if is_float(before.dtype) and is_number(probe)
+                   else probe, before.dtype)
     writes = (lambda: target.copy_(to_ms(full)),
               lambda: target.__setitem__(slice(None) if before.ndim else (), probe))
     for write in writes:

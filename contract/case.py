@@ -11,7 +11,7 @@ import numpy as np
 
 from .codec import CodecError, short, decode_array, decode_scalar, encode_array, encode_scalar
 
-ORIGINS = ("doc-example", "error-case", "generated", "regression")
+ORIGINS = ("doc-example", "error-case", "boundary", "generated", "regression")
 # The JSON type of each field of Case.to_json(); from_json refuses any other.
 _FIELD_TYPES = {"id": (str, "a string"), "op": (str, "a string"), "origin": (str, "a string"),
                 "label": (str, "a string"), "clauses": (list, "a list of strings"),

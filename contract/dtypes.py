@@ -75,7 +75,8 @@ def holds(dt, v) -> bool:
 
 
 def to_dtype(dt, v) -> np.ndarray:
-    """The 0-d array of `v` in `dt` (round to nearest for floats). Call `holds` first for ints."""
+    """The 0-d array of `v` in `dt` (round to nearest, ties to even, for floats: once, bfloat16 too). Call
+    `holds` first for ints."""
     if is_float(dt):
         return cast(np.array(float(v), dtype=np.float64), dt)
     with np.errstate(over="ignore", invalid="ignore"):

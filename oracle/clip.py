@@ -200,6 +200,139 @@ def _nan_facts(x, lo, hi):
     return tuple(bound_nan), bool((np.isnan(x.astype(np.float64)) & ~nan_bound).any())
 
 
+# ---- the documented domain (oracle/boundary.py; docs/CASES.md, "Domain coverage") -----------------
+# (imported here so the domain stays one block of this module)
+from contract.dtypes import FLOATS  # noqa: E402
+
+from . import boundary as bd  # noqa: E402
+
+
+def _d_bound(case, which):
+    """The bound's params entry ({"kind": ...}) or None when omitted."""
+    b = case.params.get(which)
+    return b if isinstance(b, dict) else None
+
+
+def _d_kind_is(which, *kinds):
+    return lambda c: (_d_bound(c, which) or {}).get("kind") in kinds
+
+
+def _d_scalar(case, which):
+    """The number of a scalar or Element bound (None for a tensor or an omitted bound)."""
+    b = _d_bound(case, which)
+    return b.get("value") if b is not None and b.get("kind") in ("int", "float", "element") else None
+
+
+def _d_tensor(case, which):
+    b = _d_bound(case, which)
+    return case.inputs.get(which) if b is not None and b.get("kind") == "tensor" else None
+
+
+def _d_values(case, which):
+    """The bound as float64 data (a tensor or a scalar), or None."""
+    t = _d_tensor(case, which)
+    if t is not None:
+        return np.asarray(t).astype(np.float64)
+    v = _d_scalar(case, which)
+    return None if not is_number(v) else np.float64(v)
+
+
+def _d_relation(case, test):
+    lo, hi = _d_values(case, "min"), _d_values(case, "max")
+    if lo is None or hi is None:
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(test(lo, hi)))
+
+
+def _d_conversions(which):
+    """(dtype, number) for a scalar bound: it becomes an Element of x's dtype, an Element keeps its own."""
+    def values(case):
+        b, v = _d_bound(case, which), _d_scalar(case, which)
+        if b is None or not is_number(v):
+            return ()
+        return ((b["dtype"] if b["kind"] == "element" else bd.dtype(case, "x")), v),
+    return values
+
+
+def _d_special(which, want):
+    def pred(case):
+        v = _d_scalar(case, which)
+        return isinstance(v, float) and (math.isnan(v) if want == "nan" else v == want and
+                                         math.copysign(1, v) == math.copysign(1, want))
+    return pred
+
+
+def _d_bound_rows(which, default):
+    sign = "-" if default < 0 else "+"
+    B = bd.Boundary
+    return [
+        B(which, "omitted", "form", f"{which} not passed (its default {sign}inf)", lambda c: _d_bound(c, which) is None),
+        B(which, "int", "form", f"{which} a Python int", _d_kind_is(which, "int")),
+        B(which, "float", "form", f"{which} a Python float", _d_kind_is(which, "float")),
+        B(which, "Element", "form", f"{which} an Element", _d_kind_is(which, "element")),
+        B(which, "Tensor, x's shape", "form", f"{which} a Tensor of x's shape",
+          lambda c: _d_tensor(c, which) is not None and bd.shape(c, which) == bd.shape(c, "x")),
+        B(which, "Tensor, broadcast", "form", f"{which} a Tensor broadcast to x (size-1 sides or fewer dims)",
+          lambda c: _d_tensor(c, which) is not None and bd.shape(c, which) != bd.shape(c, "x")),
+        B(which, "Tensor of rank 4", "range", f"{which} a Tensor of 4 dims (the documented maximum)",
+          lambda c: _d_tensor(c, which) is not None and bd.ndim(c, which) == 4),
+        B(which, "Tensor of rank 0 or 5", "range", f"{which} a Tensor of 0 or 5 dims (one step outside 1-4)",
+          lambda c: _d_tensor(c, which) is not None and bd.ndim(c, which) in (0, 5)),
+        B(which, "Tensor with a side 0", "range", f"{which} an empty Tensor (not supported)",
+          lambda c: _d_tensor(c, which) is not None and 0 in bd.shape(c, which)),
+        B(which, "Tensor of another dtype", "form", f"{which} a Tensor whose dtype is not x's (CL-BOUND-DTYPE)",
+          lambda c: _d_tensor(c, which) is not None and bd.dtype(c, which) != bd.dtype(c, "x")),
+        B(which, "Element of another dtype", "form", f"{which} an Element whose dtype is not x's (CL-BOUND-DTYPE)",
+          lambda c: _d_kind_is(which, "element")(c) and _d_bound(c, which).get("dtype") != bd.dtype(c, "x")),
+        B(which, f"explicit {sign}inf", "default", f"{which}={sign}inf passed as a float on a float x: must act "
+          "as the omitted bound", lambda c: _d_kind_is(which, "float")(c) and _d_special(which, default)(c)
+          and bd.dtype(c, "x") in FLOATS),
+        B(which, f"explicit {sign}inf Element", "default", f"{which}=Element(x's float dtype, {sign}inf): must act "
+          "as the omitted bound", lambda c: _d_kind_is(which, "element")(c) and _d_special(which, default)(c)
+          and _d_bound(c, which).get("dtype") == bd.dtype(c, "x") and bd.dtype(c, "x") in FLOATS),
+        B(which, f"{sign}inf on an int x", "default", f"{which}={sign}inf with an INT16/INT32 x: the default "
+          "comparison is skipped (CL-DEFAULTS)", lambda c: _d_special(which, default)(c)
+          and bd.dtype(c, "x") in ("int16", "int32")),
+        B(which, "NaN", "edge", f"{which} a NaN scalar or Element (CL-NAN-BOUND)", _d_special(which, "nan")),
+        B(which, "-0.0", "edge", f"{which} the scalar -0.0", _d_special(which, -0.0)),
+        B(which, "Tensor holding NaN", "edge", f"{which} a Tensor with a NaN element",
+          lambda c: _d_tensor(c, which) is not None and bool(np.isnan(_d_values(c, which)).any())),
+        *bd.rounding_rows(which, ("float16", "bfloat16", "float32"), _d_conversions(which),
+                          f"{which} a scalar or Element converted into the dtype", classes=bd.TIES + ("double",)),
+    ]
+
+
+_B = bd.Boundary
+DOMAIN = [
+    _B("x", "rank 0", "range", "a 0-d x (one step below 1-4 dims: unsupported)", lambda c: bd.ndim(c, "x") == 0),
+    _B("x", "rank 1", "range", "x of 1 dim (the documented minimum)", lambda c: bd.ndim(c, "x") == 1),
+    _B("x", "rank 4", "range", "x of 4 dims (the documented maximum)", lambda c: bd.ndim(c, "x") == 4),
+    _B("x", "rank 5", "range", "x of 5 dims (one step above: unsupported)", lambda c: bd.ndim(c, "x") == 5),
+    _B("x", "side 0", "range", "an empty x (unsupported)", lambda c: 0 in bd.shape(c, "x")),
+    _B("x", "side 1", "range", "x with a side of 1", lambda c: 1 in bd.shape(c, "x")),
+    _B("x", "side 2", "range", "x with a side of 2", lambda c: 2 in bd.shape(c, "x")),
+    *[_B("x", f"dtype {d}", "form", f"x of {d} (a documented input dtype)",
+         lambda c, d=d: bd.dtype(c, "x") == d) for d in INPUT_DTYPES],
+    _B("x", "undocumented dtype", "form", "x of a dtype the page does not list (float64, int8, int64...)",
+       lambda c: bd.dtype(c, "x") not in INPUT_DTYPES),
+    *bd.edge_rows("x", ("x",), INPUT_DTYPES),
+    *_d_bound_rows("min", -math.inf),
+    *_d_bound_rows("max", math.inf),
+    _B("min, max", "both omitted", "form", "clip(x): both bounds omitted (CL-NONE)",
+       lambda c: _d_bound(c, "min") is None and _d_bound(c, "max") is None),
+    _B("min, max", "min < max", "range", "both bounds given, min below max at some element",
+       lambda c: _d_relation(c, np.less)),
+    _B("min, max", "min == max", "range", "both bounds given and equal at some element (the edge of min > max)",
+       lambda c: _d_relation(c, np.equal)),
+    _B("min, max", "min > max", "range", "both bounds given, min above max at some element (CL-MIN-GT-MAX)",
+       lambda c: _d_relation(c, np.greater)),
+    _B("min, max", "Tensor and scalar", "form", "one bound a Tensor, the other a scalar or Element "
+       "(CL-SAME-KIND)", lambda c: (_d_tensor(c, "min") is None) != (_d_tensor(c, "max") is None)
+       and _d_bound(c, "min") is not None and _d_bound(c, "max") is not None),
+]
+
+
 def clip(x, min=None, max=None):
     """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
     outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max), input_output=False)

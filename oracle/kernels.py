@@ -386,6 +386,7 @@ def scatter_store(flat, shape, dim, index, vals) -> int:
 # the sign of a zero: adding 0.0 (bincount's start) makes it equal.
 
 WIDE_ROW = 8            # columns from which row-wise sums beat a flat bincount
+WIDE_OUTPUT = 1 << 19   # elements of x from which its two bincounts pay for a thread each
 LONG_GROUP = 64         # updates of one row from which a reduction beats rank-by-rank adds
 
 

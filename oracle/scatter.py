@@ -144,6 +144,124 @@ def _choices(base, t, v):
     return np.where(pad, choices[0][None], choices)
 
 
+# ---- the documented domain (oracle/boundary.py; docs/CASES.md, "Domain coverage") -----------------
+# (imported here so the domain stays one block of this module)
+import math  # noqa: E402
+
+from contract.dtypes import FLOATS, INTS  # noqa: E402
+
+from . import boundary as bd  # noqa: E402
+
+
+def _d_dim(case):
+    """The dim as an axis of self (negative counted from the end), or None when it names none."""
+    d, r = case.params.get("dim"), bd.ndim(case, "input")
+    return d % r if bd.is_int(d) and r > 0 and -r <= d < r else None
+
+
+def _d_dim_is(test):
+    return lambda c: bd.is_int(c.params.get("dim")) and test(c.params["dim"], bd.ndim(c, "input"))
+
+
+def _d_index_at(test):
+    def pred(case):
+        d, idx = _d_dim(case), case.inputs.get("index")
+        if d is None or idx is None or np.size(idx) == 0 or not is_int(idx.dtype):
+            return False
+        n = bd.shape(case, "input")[d]
+        return any(test(int(i), n) for i in np.unique(idx))
+    return pred
+
+
+def _d_sides(case, other, test, off_dim=False):
+    """index.size(k) against other.size(k) (every k, or every k but dim), when the ndims agree."""
+    ish, osh, d = bd.shape(case, "index"), bd.shape(case, other), _d_dim(case)
+    if other not in case.inputs or len(ish) != len(osh) or (off_dim and d is None):
+        return False
+    return any(test(i, o) for k, (i, o) in enumerate(zip(ish, osh)) if not (off_dim and k == d))
+
+
+def _d_value_into(case):
+    """(self's dtype, value) of the value form."""
+    v = case.params.get("value")
+    return ((bd.dtype(case, "input"), v),) if is_number(v) and "src" not in case.inputs else ()
+
+
+def _d_value_is(test):
+    return lambda c: "src" not in c.inputs and isinstance(c.params.get("value"), float) and test(c.params["value"])
+
+
+def _d_collides(case):
+    d, idx = _d_dim(case), case.inputs.get("index")
+    if d is None or idx is None or np.size(idx) == 0:
+        return False
+    s = np.sort(np.moveaxis(np.asarray(idx), d, -1), axis=-1)
+    return bool((s[..., 1:] == s[..., :-1]).any())
+
+
+_B = bd.Boundary
+DOMAIN = [
+    _B("self", "rank 0", "range", "0-d self, index and src (SC-GAP-DIM)", lambda c: bd.ndim(c, "input") == 0),
+    _B("self", "rank 1", "range", "1-d tensors", lambda c: bd.ndim(c, "input") == 1),
+    _B("self", "rank 4", "range", "4-d tensors (no documented maximum; the suite draws up to 4)",
+       lambda c: bd.ndim(c, "input") == 4),
+    _B("self", "side 0", "range", "self with an empty axis (and an empty index)", lambda c: 0 in bd.shape(c, "input")),
+    _B("self", "size(dim) 1", "range", "self.size(dim) = 1: the only legal index is 0",
+       lambda c: _d_dim(c) is not None and bd.shape(c, "input")[_d_dim(c)] == 1),
+    _B("self", "size(dim) 2", "range", "self.size(dim) = 2",
+       lambda c: _d_dim(c) is not None and bd.shape(c, "input")[_d_dim(c)] == 2),
+    _B("dim", "0", "range", "dim 0", _d_dim_is(lambda d, r: d == 0 and r > 0)),
+    _B("dim", "ndim-1", "range", "dim ndim-1 (the last legal)", _d_dim_is(lambda d, r: r > 1 and d == r - 1)),
+    _B("dim", "-1", "range", "dim -1 (counted from the end: SC-GAP-DIM)", _d_dim_is(lambda d, r: d == -1)),
+    _B("dim", "-ndim", "range", "dim -ndim (the first legal negative)", _d_dim_is(lambda d, r: r > 1 and d == -r)),
+    _B("dim", "ndim", "range", "dim ndim (one past: SC-GAP-DIM)", _d_dim_is(lambda d, r: d == r)),
+    _B("dim", "-ndim-1", "range", "dim -ndim-1 (one past, negative)", _d_dim_is(lambda d, r: d == -r - 1)),
+    _B("index", "value 0", "range", "an index value 0", _d_index_at(lambda i, n: i == 0)),
+    _B("index", "value size-1", "range", "an index value self.size(dim)-1 (the last legal)",
+       _d_index_at(lambda i, n: n > 1 and i == n - 1)),
+    _B("index", "value size", "range", "an index value self.size(dim) (one past: SC-RANGE)",
+       _d_index_at(lambda i, n: i == n)),
+    _B("index", "value -1", "range", "an index value -1 (SC-RANGE)", _d_index_at(lambda i, n: i == -1)),
+    _B("index", "empty", "range", "an index with no element", lambda c: 0 in bd.shape(c, "index")),
+    _B("index", "size = src size", "range", "index.size(d) == src.size(d) on some d (the edge of SC-SIZE-SRC)",
+       lambda c: _d_sides(c, "src", lambda i, o: i == o)),
+    _B("index", "size = src size + 1", "range", "index.size(d) == src.size(d) + 1 (one past: SC-SIZE-SRC)",
+       lambda c: _d_sides(c, "src", lambda i, o: i == o + 1)),
+    _B("index", "size = self size off dim", "range", "index.size(d) == self.size(d) for a d != dim "
+       "(the edge of SC-SIZE-SELF)", lambda c: _d_sides(c, "input", lambda i, o: i == o, off_dim=True)),
+    _B("index", "size = self size + 1 off dim", "range", "index.size(d) == self.size(d) + 1 for a d != dim "
+       "(one past: SC-SIZE-SELF)", lambda c: _d_sides(c, "input", lambda i, o: i == o + 1, off_dim=True)),
+    _B("index", "full along dim", "range", "index.size(dim) == self.size(dim): every position along dim written",
+       lambda c: _d_dim(c) is not None and len(bd.shape(c, "index")) == bd.ndim(c, "input")
+       and bd.shape(c, "index")[_d_dim(c)] == bd.shape(c, "input")[_d_dim(c)]),
+    _B("index", "ndim differs", "range", "index of another ndim than self (SC-NDIM)",
+       lambda c: bd.ndim(c, "index") != bd.ndim(c, "input")),
+    _B("index", "repeats along dim", "form", "an index value repeated along dim (SC-DUP)", _d_collides),
+    _B("index", "int64", "form", "an int64 index (the dtype the source shows)", lambda c: bd.dtype(c, "index") == "int64"),
+    _B("index", "int32", "form", "an int32 index (SC-GAP-DTYPE)", lambda c: bd.dtype(c, "index") == "int32"),
+    _B("src", "index's shape", "form", "src of index's shape", lambda c: "src" in c.inputs
+       and bd.shape(c, "src") == bd.shape(c, "index")),
+    _B("src", "larger than index", "form", "src larger than index (only index's part is read)",
+       lambda c: "src" in c.inputs and bd.ndim(c, "src") == bd.ndim(c, "index")
+       and bd.shape(c, "src") != bd.shape(c, "index") and _d_sides(c, "src", lambda i, o: i <= o)
+       and not _d_sides(c, "src", lambda i, o: i > o)),
+    _B("src", "another dtype", "form", "src of another dtype than self (SC-GAP-DTYPE)",
+       lambda c: "src" in c.inputs and bd.dtype(c, "src") != bd.dtype(c, "input")),
+    _B("value", "given", "form", "a scalar value instead of src (SC-VALUE)",
+       lambda c: "src" not in c.inputs and "value" in c.params),
+    _B("value", "NaN", "edge", "value NaN", _d_value_is(math.isnan)),
+    _B("value", "inf", "edge", "value +inf or -inf", _d_value_is(math.isinf)),
+    _B("value", "-0.0", "edge", "value -0.0", _d_value_is(lambda v: v == 0 and math.copysign(1, v) < 0)),
+    _B("value", "into an int self", "range", "a value an int self cannot hold (1.23: SC-GAP-VALUE-CAST)",
+       lambda c: any(d in INTS and not holds(d, v) for d, v in _d_value_into(c))),
+    *bd.rounding_rows("value", ("float16", "bfloat16", "float32"), _d_value_into, "the value written into self",
+                      classes=bd.TIES + ("double",)),
+    _B("inplace", "scatter_", "form", "scatter_: self written in place", lambda c: c.params.get("inplace") is True),
+    _B("inplace", "scatter", "form", "scatter: a new tensor", lambda c: c.params.get("inplace") is False),
+    *bd.edge_rows("src", ("src",), FLOATS + INTS, " (moved bit for bit)"),
+]
+
+
 def scatter(input, dim, index, src=None, *, value=None):
     """torch `input.scatter(dim, index, src)` / `scatter(dim, index, value=v)`: a new array.
 

@@ -103,15 +103,19 @@ def _float_sum(x2, rows, u2, counts):
     cols = x2.shape[1]
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
-    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side when large
-    # (an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here)
-    sums = [lambda: np.bincount(flat, weights=w, minlength=x2.size)]
-    if dup:
-        sums.append(lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size))
-    sums = kernels.in_parallel(sums) if x2.size >= kernels.LARGE else [f() for f in sums]
+    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side where the
+    # output is large enough for its random writes to dominate (an inf/NaN term makes s non-finite, which
+    # takes bound 0 below, so |t| needs no masking here)
+    if dup and x2.size >= kernels.WIDE_OUTPUT:
+        sums = kernels.in_parallel([lambda: np.bincount(flat, weights=w, minlength=x2.size),
+                                    lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size)])
+    else:
+        sums = [np.bincount(flat, weights=w, minlength=x2.size)]
+        if dup:
+            sums.append(np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size))
     sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
-    s = np.add(sums[0], x2.reshape(-1), out=sums[0])       # x widened by the add itself: no float64 copy of x
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
+        s = np.add(sums[0], x2.reshape(-1), out=sums[0])   # x widened by the add itself: no float64 copy of x
         value = cast(s, dt).reshape(x2.shape)
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
@@ -144,12 +148,14 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
 def _bound(k, mag, s, dt):
     """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s)."""
     u = _unit_roundoff(dt)
-    kk = np.arange(int(k.max()) + 1, dtype=np.float64)     # the k-only factors, once per count
+    top = int(k.max()) + 1
+    # the k-only factors once per count where there are fewer counts than elements, else per element
+    kk, at = (np.arange(top, dtype=np.float64), k) if top < k.size else (k.astype(np.float64), Ellipsis)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
         g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
         # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = (gamma + u + g64)[k] * mag * (1 + 2 * g64 + 2.0 ** -50)[k]
+        bound = (gamma + u + g64)[at] * mag * (1 + 2 * g64 + 2.0 ** -50)[at]
         over = mag > _max(dt)
         if over.any():          # (most calls have neither: one comparison and one reduction each)
             bound = np.where(over, np.inf, bound)
@@ -210,6 +216,119 @@ def _int64_overflow(x2, rows, u2) -> bool:
 def _reshape(ea, shape):
     b = None if ea.bound is None else ea.bound.reshape(shape)
     return ExpectedArray(ea.value.reshape(shape), ea.rule, bound=b, zero_sign=ea.zero_sign)
+
+
+# ---- the documented domain (oracle/boundary.py; docs/CASES.md, "Domain coverage") -----------------
+# (imported here so the domain stays one block of this module)
+from fractions import Fraction  # noqa: E402
+from functools import lru_cache  # noqa: E402
+
+from contract.dtypes import FLOATS, INTS, dtype_from_name  # noqa: E402
+
+from . import boundary as bd  # noqa: E402
+
+
+def _d_n(case) -> int:
+    """N = indices.shape[-1], or -1 when indices has no dims."""
+    s = bd.shape(case, "indices")
+    return s[-1] if s else -1
+
+
+def _d_index_at(test):
+    """Some index value i on its axis of size n satisfies test(i, n)."""
+    def pred(case):
+        idx, n, xs = case.inputs.get("indices"), _d_n(case), bd.shape(case, "x")
+        if idx is None or n <= 0 or n > len(xs) or np.size(idx) == 0 or dtype_name(idx.dtype) not in INDEX_DTYPES:
+            return False
+        rows = np.asarray(idx).reshape(-1, n)
+        return any(test(int(i), xs[k]) for k in range(n) for i in np.unique(rows[:, k]))
+    return pred
+
+
+@lru_cache(maxsize=1024)      # a dozen rows ask for the same sums of one case
+def _d_single_sums(case):
+    """(x's dtype, exact x[e] + u) for the elements of x that exactly one update reaches."""
+    x, idx, upd = (case.inputs.get(k) for k in ("x", "indices", "updates"))
+    if x is None or idx is None or upd is None or x.size > bd.MAX_SCAN or not bd.valid(case):
+        return ()
+    dt = dtype_name(x.dtype)
+    if dt not in FLOATS:
+        return ()
+    n = idx.shape[-1]
+    rows = _rows(x.shape[:n], np.asarray(idx).reshape(-1, n), Open())
+    x2 = x.reshape(-1, int(np.prod(x.shape[n:], dtype=np.int64))).astype(np.float64)
+    u2 = np.asarray(upd).reshape(rows.size, x2.shape[1]).astype(np.float64)
+    counts = np.bincount(rows, minlength=x2.shape[0])
+    return tuple((dt, Fraction(float(x2[r, j])) + Fraction(float(u2[i, j])))
+                 for i, r in enumerate(rows) if counts[r] == 1 for j in range(x2.shape[1])
+                 if np.isfinite(x2[r, j]) and np.isfinite(u2[i, j]))
+
+
+def _d_overflows(case):
+    """A float sum whose exact value is beyond the dtype's largest finite (so it rounds to inf)."""
+    return any(abs(v) > Fraction(_max(dtype_from_name(d))) and bd.rounding_classes(d, v)
+               for d, v in _d_single_sums(case))
+
+
+_B = bd.Boundary
+DOMAIN = [
+    _B("input_x", "rank 0", "range", "a 0-d x (P = 0, so N = 0)", lambda c: bd.ndim(c, "x") == 0),
+    _B("input_x", "rank 1", "range", "a 1-d x", lambda c: bd.ndim(c, "x") == 1),
+    _B("input_x", "rank 4", "range", "a 4-d x (any rank is documented; the suite draws up to 4)",
+       lambda c: bd.ndim(c, "x") == 4),
+    _B("input_x", "side 0", "range", "x with an empty axis", lambda c: 0 in bd.shape(c, "x")),
+    _B("input_x", "side 1", "range", "x with a side of 1", lambda c: 1 in bd.shape(c, "x")),
+    _B("input_x", "side 2", "range", "x with a side of 2", lambda c: 2 in bd.shape(c, "x")),
+    _B("indices", "rank 1", "range", "indices of rank 1 (one below Q >= 2: SNA-SHAPES)",
+       lambda c: bd.ndim(c, "indices") == 1),
+    _B("indices", "rank 2", "range", "indices of rank 2 (the documented minimum)", lambda c: bd.ndim(c, "indices") == 2),
+    _B("indices", "rank 3", "range", "indices of rank 3", lambda c: bd.ndim(c, "indices") == 3),
+    _B("indices", "N = 0", "range", "indices.shape[-1] = 0: each row addresses all of x", lambda c: _d_n(c) == 0),
+    _B("indices", "N = 1", "range", "indices.shape[-1] = 1", lambda c: _d_n(c) == 1),
+    _B("indices", "N = P", "range", "indices.shape[-1] = rank(x) (the documented maximum): elements",
+       lambda c: bd.ndim(c, "x") > 0 and _d_n(c) == bd.ndim(c, "x")),
+    _B("indices", "N = P + 1", "range", "indices.shape[-1] = rank(x) + 1 (one past: SNA-SHAPES)",
+       lambda c: _d_n(c) == bd.ndim(c, "x") + 1),
+    _B("indices", "no rows", "range", "indices with no rows (a leading side 0)",
+       lambda c: 0 in bd.shape(c, "indices")[:-1]),
+    _B("indices", "one row", "range", "a single index row", lambda c: bd.ndim(c, "indices") >= 2
+       and int(np.prod(bd.shape(c, "indices")[:-1])) == 1),
+    _B("indices", "repeated row", "form", "a repeated index row: the updates accumulate (SNA-DUP)",
+       lambda c: bd.cites(c, "SNA-DUP")),
+    _B("indices", "value 0", "range", "an index value 0", _d_index_at(lambda i, n: i == 0)),
+    _B("indices", "value size-1", "range", "an index value size-1 (the last in range)",
+       _d_index_at(lambda i, n: n > 1 and i == n - 1)),
+    _B("indices", "value size", "range", "an index value size (one past: SNA-GAP-RANGE)",
+       _d_index_at(lambda i, n: i == n)),
+    _B("indices", "value -1", "range", "an index value -1 (SNA-GAP-RANGE)", _d_index_at(lambda i, n: i == -1)),
+    _B("indices", "value -size", "range", "an index value -size (SNA-GAP-RANGE, natural: the first row)",
+       _d_index_at(lambda i, n: n > 0 and i == -n)),
+    _B("indices", "value -size-1", "range", "an index value -size-1 (one past, negative)",
+       _d_index_at(lambda i, n: i == -n - 1)),
+    _B("indices", "int32", "form", "int32 indices", lambda c: bd.dtype(c, "indices") == "int32"),
+    _B("indices", "int64", "form", "int64 indices", lambda c: bd.dtype(c, "indices") == "int64"),
+    _B("indices", "another dtype", "form", "indices neither int32 nor int64 (SNA-IDX-DTYPE)",
+       lambda c: bd.dtype(c, "indices") not in INDEX_DTYPES),
+    _B("updates", "documented shape", "form", "updates of shape indices.shape[:-1] + x.shape[N:]",
+       lambda c: 0 <= _d_n(c) <= bd.ndim(c, "x")
+       and bd.shape(c, "updates") == bd.shape(c, "indices")[:-1] + bd.shape(c, "x")[_d_n(c):]),
+    _B("updates", "another shape", "range", "updates of another shape (SNA-UPD-SHAPE)",
+       lambda c: 0 <= _d_n(c) <= bd.ndim(c, "x")
+       and bd.shape(c, "updates") != bd.shape(c, "indices")[:-1] + bd.shape(c, "x")[_d_n(c):]),
+    _B("updates", "another dtype", "form", "updates of another dtype than x (SNA-DTYPE)",
+       lambda c: bd.dtype(c, "updates") != bd.dtype(c, "x")),
+    _B("use_locking", "omitted", "form", "use_locking not passed", lambda c: "use_locking" not in c.params),
+    _B("use_locking", "False", "default", "use_locking=False written out (the default)",
+       lambda c: c.params.get("use_locking", None) is False),
+    _B("use_locking", "True", "form", "use_locking=True", lambda c: c.params.get("use_locking", None) is True),
+    _B("use_locking", "not a bool", "range", "use_locking of another type (SNA-LOCK)",
+       lambda c: "use_locking" in c.params and not isinstance(c.params["use_locking"], bool)),
+    *bd.rounding_rows("x + updates", FLOATS, _d_single_sums, "x[i] + one update, the exact sum"),
+    _B("x + updates", "overflow to inf", "edge", "an exact float sum beyond the dtype's largest finite", _d_overflows),
+    _B("x + updates", "int overflow", "edge", "an integer sum outside the dtype (SNA-GAP-OVERFLOW)",
+       lambda c: bd.cites(c, "SNA-GAP-OVERFLOW")),
+    *bd.edge_rows("input_x, updates", ("x", "updates"), FLOATS + INTS),
+]
 
 
 def scatter_nd_add(x, indices, updates, use_locking=False):

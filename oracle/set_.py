@@ -21,8 +21,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from typing import Optional
 
+from contract.dtypes import cast, is_float, is_number, to_dtype
 from .errors import Open, SpecError
-from contract.dtypes import cast
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
@@ -198,6 +198,13 @@ def _check_view(target, kind, storage, src_view, offset, size, stride, clauses):
                               "is not contiguous")
 
 
+def fill_value(dtype, probe):
+    """The probe as self's dtype holds it: into a float dtype it rounds to nearest, ties to even, once
+    (NumPy's own bfloat16 cast goes through float32 and can round twice); otherwise NumPy's cast of it as an
+    array (an int out of the dtype's range wraps on NumPy 1 and 2 alike; NumPy 2 refuses the Python int)."""
+    return to_dtype(dtype, probe) if is_float(dtype) and is_number(probe) else cast(np.asarray(probe), dtype)
+
+
 def solve(target, kind, storage, src_view, args, probe=None, other_device=False):
     """({"self", "source_after_fill"}: ExpectedArray, clauses) for a case (works on a copy of `storage`)."""
     storage = None if storage is None else np.array(storage, copy=True)
@@ -205,12 +212,138 @@ def solve(target, kind, storage, src_view, args, probe=None, other_device=False)
     before = np.array(self_, copy=True)
     if probe is not None and self_.size:
         with np.errstate(all="ignore"):
-            # ST-ALIAS: the fill shows through the source.  From an array, not a Python scalar: NumPy 2
-            # refuses an out-of-range Python int even under casting="unsafe"; an array wraps on both majors.
-            np.copyto(self_, cast(np.asarray(probe), self_.dtype))
+            np.copyto(self_, fill_value(self_.dtype, probe), casting="unsafe")  # ST-ALIAS: shows through the source
     # a Storage source is seen whole: it is this call's own copy already, so it needs no second one
     after = source_seen if source_seen is storage else np.array(source_seen)
     return {"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(after)}, clauses
+
+
+# ---- the documented domain (oracle/boundary.py; docs/CASES.md, "Domain coverage") -----------------
+# (imported here so the domain stays one block of this module)
+from contract.dtypes import FLOATS, INTS  # noqa: E402
+
+from . import boundary as bd  # noqa: E402
+
+
+def _d_kind(case):
+    return case.params.get("source_kind")
+
+
+def _d_size(case):
+    s = case.params.get("size")
+    return list(s) if isinstance(s, (list, tuple)) and all(bd.is_int(n) for n in s) else None
+
+
+def _d_stride(case):
+    """The stride as passed (a list of ints), or None."""
+    s = case.params.get("stride")
+    return list(s) if isinstance(s, (list, tuple)) and all(bd.is_int(n) for n in s) else None
+
+
+def _d_src_view(case):
+    v = case.params.get("source_view")
+    return View(v["offset"], tuple(v["size"]), tuple(v["stride"])) if isinstance(v, dict) else None
+
+
+def _d_view(case):
+    """The View the call asks for (size given, ints everywhere, offset >= 0), or None."""
+    size, off = _d_size(case), case.params.get("storage_offset", 0)
+    stride = _d_stride(case) if case.params.get("stride") is not None else (
+        None if size is None else list(contiguous_strides(size)))
+    if size is None or stride is None or len(size) != len(stride) or not bd.is_int(off) or off < 0:
+        return None
+    if any(n < 0 for n in size) or any(s < 0 for s in stride):
+        return None
+    return View(off, tuple(size), tuple(stride))
+
+
+def _d_fit(case, extra):
+    """A non-empty view that needs exactly the source's storage size + extra elements."""
+    v, src = _d_view(case), case.inputs.get("source")
+    return v is not None and src is not None and needed(v) > 0 and needed(v) == np.size(src) + extra
+
+
+def _d_size_is(test):
+    return lambda c: _d_size(c) is not None and test(_d_size(c))
+
+
+def _d_probe_into(case):
+    """(self's dtype, probe): the fill through self after the call, when self is not empty."""
+    p = case.params.get("probe")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or _d_kind(case) == "none":
+        return ()
+    v = _d_view(case)
+    src = case.inputs.get("source")
+    empty = (v is not None and 0 in v.size) or (v is None and (src is None or np.size(src) == 0))
+    return () if empty else ((bd.dtype(case, "target"), p),)
+
+
+_B = bd.Boundary
+DOMAIN = [
+    _B("source", "omitted", "form", "set_(): no source (ST-EMPTY)", lambda c: _d_kind(c) == "none"),
+    _B("source", "Storage", "form", "a Storage source", lambda c: _d_kind(c) == "storage"),
+    _B("source", "Tensor, whole storage", "form", "a contiguous Tensor over all of its storage",
+       lambda c: _d_kind(c) == "tensor" and "source_view" not in c.params),
+    _B("source", "Tensor view, offset > 0", "form", "a Tensor that is a view at a non-zero offset of its storage",
+       lambda c: _d_kind(c) == "tensor" and _d_src_view(c) is not None and _d_src_view(c).offset > 0
+       and is_contiguous(_d_src_view(c))),
+    _B("source", "Tensor view, non-contiguous", "form", "a Tensor that is a non-contiguous view "
+       "(with size: ST-E-NONCONTIG)", lambda c: _d_kind(c) == "tensor" and _d_src_view(c) is not None
+       and not is_contiguous(_d_src_view(c))),
+    _B("source", "Tensor view, non-contiguous, no size", "form", "set_(t) with t a non-contiguous view: self "
+       "takes its strides", lambda c: _d_kind(c) == "tensor" and _d_src_view(c) is not None
+       and not is_contiguous(_d_src_view(c)) and "size" not in c.params),
+    _B("source", "another device", "form", "a source on another device (ST-E-DEVICE)",
+       lambda c: c.params.get("source_device") == "other"),
+    _B("source", "another dtype", "form", "a source whose dtype is not self's (ST-E-DTYPE)",
+       lambda c: "source" in c.inputs and bd.dtype(c, "source") != bd.dtype(c, "target")),
+    _B("source", "storage of 0", "range", "an empty storage", lambda c: bd.shape(c, "source") == (0,)),
+    _B("source", "storage of 1", "range", "a storage of one element", lambda c: bd.shape(c, "source") == (1,)),
+    _B("source", "storage of 2", "range", "a storage of two elements", lambda c: bd.shape(c, "source") == (2,)),
+    _B("storage_offset", "omitted", "form", "size given, storage_offset not passed",
+       lambda c: "size" in c.params and "storage_offset" not in c.params),
+    _B("storage_offset", "0", "default", "storage_offset=0 written out with a size (the default)",
+       lambda c: "size" in c.params and c.params.get("storage_offset", None) == 0
+       and bd.is_int(c.params["storage_offset"])),
+    _B("storage_offset", "0 without size", "default", "set_(source, storage_offset=0): the default, no size "
+       "(ST-GAP-DEFAULT-ARG)", lambda c: "size" not in c.params and c.params.get("storage_offset", None) == 0),
+    _B("storage_offset", "1", "range", "storage_offset 1", lambda c: c.params.get("storage_offset") == 1
+       and bd.is_int(c.params["storage_offset"])),
+    _B("storage_offset", "last legal", "range", "the view ends on the storage's last element (an exact fit)",
+       lambda c: _d_fit(c, 0)),
+    _B("storage_offset", "one past", "range", "the view needs one element more than the storage "
+       "(ST-E-BOUNDS or ST-GAP-BOUNDS)", lambda c: _d_fit(c, 1)),
+    _B("storage_offset", "-1", "range", "storage_offset -1 (ST-E-OFFSET)",
+       lambda c: c.params.get("storage_offset") == -1),
+    _B("size", "rank 0", "range", "size [] (a 0-d view)", _d_size_is(lambda s: len(s) == 0)),
+    _B("size", "rank 1", "range", "a 1-entry size", _d_size_is(lambda s: len(s) == 1)),
+    _B("size", "rank 8", "range", "8 entries (the documented maximum)", _d_size_is(lambda s: len(s) == 8)),
+    _B("size", "rank 9", "range", "9 entries (one past: ST-E-MAXDIM)", _d_size_is(lambda s: len(s) == 9)),
+    _B("size", "side 0", "range", "a size entry 0 (an empty view)", _d_size_is(lambda s: 0 in s)),
+    _B("size", "side 1", "range", "a size entry 1", _d_size_is(lambda s: 1 in s)),
+    _B("size", "side 2", "range", "a size entry 2", _d_size_is(lambda s: 2 in s)),
+    _B("size", "side -1", "range", "a size entry -1 (ST-E-NEGSIZE)", _d_size_is(lambda s: -1 in s)),
+    _B("size", "self's size", "range", "size equal to self's shape (the condition of ST-E-BOUNDS)",
+       lambda c: _d_size(c) is not None and tuple(_d_size(c)) == bd.shape(c, "target")),
+    _B("size", "not a list", "form", "size of another type (ST-E-TYPE)", lambda c: "size" in c.params
+       and c.params["size"] is not None and not isinstance(c.params["size"], (list, tuple))),
+    _B("stride", "omitted", "form", "size given, stride not passed: row-major (ST-STRIDE-DEFAULT)",
+       lambda c: "size" in c.params and "stride" not in c.params),
+    _B("stride", "None", "default", "stride=None written out (the default)",
+       lambda c: "size" in c.params and "stride" in c.params and c.params["stride"] is None),
+    _B("stride", "contiguous written out", "default", "the row-major strides of size passed explicitly "
+       "(must act as the omitted stride)", lambda c: _d_size(c) is not None and _d_stride(c) is not None
+       and len(_d_size(c)) > 1 and tuple(_d_stride(c)) == contiguous_strides(_d_size(c))),
+    _B("stride", "zero", "range", "a stride entry 0 (a broadcast view)", lambda c: 0 in (_d_stride(c) or ())),
+    _B("stride", "non-contiguous", "form", "strides other than row-major (gaps or a transposition)",
+       lambda c: _d_view(c) is not None and "stride" in c.params and not is_contiguous(_d_view(c))),
+    _B("stride", "side -1", "range", "a stride entry -1 (ST-E-NEGSTRIDE)", lambda c: -1 in (_d_stride(c) or ())),
+    _B("stride", "length differs", "range", "len(stride) != len(size) (ST-E-RANK)",
+       lambda c: _d_size(c) is not None and _d_stride(c) is not None and len(_d_size(c)) != len(_d_stride(c))),
+    *bd.rounding_rows("probe (fill_)", ("float16", "bfloat16", "float32"), _d_probe_into,
+                      "the fill value written through self after set_"),
+    *bd.edge_rows("source", ("source",), FLOATS + INTS, " (seen through self bit for bit)"),
+]
 
 
 def set_(target, source=None, storage_offset=0, size=None, stride=None, *, source_device="same"):
@@ -309,7 +442,7 @@ def call(case) -> dict:
     result = set_(np.array(a.target, copy=True), source, **kw)
     outs = {"self": np.array(result, copy=True)}
     if a.probe is not None and source is not None and result.size:
-        np.copyto(result, a.probe, casting="unsafe")       # write through self (ST-ALIAS)
+        np.copyto(result, fill_value(result.dtype, a.probe), casting="unsafe")     # write through self (ST-ALIAS)
     if source is not None:
         seen = storage if a.kind == "storage" else source  # a Storage is seen as its whole 1-D memory
         outs["source_after_fill"] = np.array(seen, copy=True)

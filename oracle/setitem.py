@@ -252,6 +252,203 @@ def _numpy_assign(out, key, value):
     return out
 
 
+# ---- the documented domain (oracle/boundary.py; docs/CASES.md, "Domain coverage") -----------------
+# (imported here so the domain stays one block of this module)
+from collections.abc import Mapping as _Mapping  # noqa: E402
+
+from contract.dtypes import FLOATS, INTS  # noqa: E402
+
+from . import boundary as bd  # noqa: E402
+
+
+def _d_key(case):
+    return case.params.get("key")
+
+
+def _d_elems(case) -> list:
+    key = _d_key(case)
+    return list(key["tuple"]) if isinstance(key, _Mapping) and "tuple" in key else [key]
+
+
+def _d_is_slice(e) -> bool:
+    return isinstance(e, _Mapping) and "slice" in e
+
+
+def _d_scatter_form(case) -> bool:
+    key = _d_key(case)
+    return _d_is_slice(key) and isinstance(key["slice"][1], _Mapping)
+
+
+def _d_axes(case) -> list:
+    """[(key element, size of the axis it indexes)] for the named elements (Ellipsis expanded away)."""
+    if _d_scatter_form(case):
+        return []
+    sides = bd.shape(case, "target")
+    elems = _d_elems(case)
+    if "..." in elems:
+        k = elems.index("...")
+        before, after = elems[:k], elems[k + 1:]
+        return list(zip(before, sides)) + (list(zip(after, sides[len(sides) - len(after):])) if after else [])
+    return list(zip(elems, sides))
+
+
+def _d_ints(case):
+    return [(e, n) for e, n in _d_axes(case) if bd.is_int(e)]
+
+
+def _d_slices(case):
+    """[(start, stop, step, axis size)] of the slice elements with int-or-None bounds."""
+    out = []
+    for e, n in _d_axes(case):
+        if _d_is_slice(e) and all(b is None or bd.is_int(b) for b in e["slice"]):
+            out.append((*e["slice"], n))
+    return out
+
+
+def _d_int_at(test):
+    return lambda c: any(test(i, n) for i, n in _d_ints(c))
+
+
+def _d_slice_at(test):
+    return lambda c: any(test(a, b, s, n) for a, b, s, n in _d_slices(c))
+
+
+def _d_value(case):
+    return case.inputs.get("value")
+
+
+def _d_assembled_shorter(case, explicit):
+    """A sliced axis whose value extent is shorter than the slice (open stop: assemble; explicit: a gap)."""
+    v = _d_value(case)
+    if v is None or _d_scatter_form(case) or "..." in _d_elems(case):
+        return False
+    sliced = [(e, n) for e, n in _d_axes(case) if _d_is_slice(e)]
+    ints = [e for e, _ in _d_axes(case) if bd.is_int(e)]
+    if len(sliced) + len(ints) != len(_d_elems(case)) or len(sliced) != np.ndim(v):
+        return False
+    for (e, n), ext in zip(sliced, np.shape(v)):
+        start, stop, _ = e["slice"]
+        if not all(b is None or bd.is_int(b) for b in (start, stop)):
+            continue
+        lo = 0 if start is None else (start + n if start < 0 else start)
+        hi = n if stop is None else (stop + n if stop < 0 else stop)
+        if (stop is not None) == explicit and ext < hi - lo:
+            return True
+    return False
+
+
+def _d_indices_at(test):
+    def pred(case):
+        if not _d_scatter_form(case):
+            return False
+        d, idx = _d_key(case)["slice"][0], case.inputs.get("indices")
+        sides = bd.shape(case, "target")
+        if not bd.is_int(d) or idx is None or not 0 <= d < len(sides) or np.size(idx) == 0:
+            return False
+        return any(test(int(i), sides[d]) for i in np.unique(idx))
+    return pred
+
+
+_B = bd.Boundary
+_ALL_DTYPES = FLOATS + INTS
+DOMAIN = [
+    _B("target", "rank 0", "range", "a 0-d target", lambda c: bd.ndim(c, "target") == 0),
+    _B("target", "rank 1", "range", "a 1-d target", lambda c: bd.ndim(c, "target") == 1),
+    _B("target", "rank 4", "range", "a 4-d target (the page states no maximum; the suite draws up to 4)",
+       lambda c: bd.ndim(c, "target") == 4),
+    _B("target", "side 0", "range", "a target with an empty axis", lambda c: 0 in bd.shape(c, "target")),
+    _B("target", "side 1", "range", "a target with a side of 1", lambda c: 1 in bd.shape(c, "target")),
+    _B("target", "side 2", "range", "a target with a side of 2", lambda c: 2 in bd.shape(c, "target")),
+    _B("key", "int", "form", "a[i]: one int", lambda c: bd.is_int(_d_key(c))),
+    _B("key", "slice", "form", "a[s:e]: one slice", lambda c: _d_is_slice(_d_key(c)) and not _d_scatter_form(c)),
+    _B("key", "tuple of ints", "form", "a[i, j]: ints only",
+       lambda c: "tuple" in (_d_key(c) or {}) and _d_elems(c) and all(bd.is_int(e) for e in _d_elems(c))),
+    _B("key", "ints and slices", "form", "a[i, s:e]: a mixed key (SI-MIXED)",
+       lambda c: any(bd.is_int(e) for e in _d_elems(c)) and any(_d_is_slice(e) for e in _d_elems(c))),
+    _B("key", "Ellipsis first", "form", "a[..., s:e]", lambda c: len(_d_elems(c)) > 1 and _d_elems(c)[0] == "..."),
+    _B("key", "Ellipsis last", "form", "a[s:e, ...]", lambda c: len(_d_elems(c)) > 1 and _d_elems(c)[-1] == "..."),
+    _B("key", "Ellipsis between", "form", "a[i, ..., s:e]",
+       lambda c: "..." in _d_elems(c)[1:-1]),
+    _B("key", "Ellipsis alone", "form", "a[...]", lambda c: _d_elems(c) == ["..."]),
+    _B("key", "Ellipsis for no axis", "form", "an Ellipsis that stands for zero axes (the rest name every axis)",
+       lambda c: "..." in _d_elems(c) and len(_d_elems(c)) - 1 == bd.ndim(c, "target")),
+    _B("key", "empty tuple", "form", "a[()]: the empty key of a 0-d target", lambda c: _d_elems(c) == []),
+    _B("key", "shorter than the rank", "form", "fewer key elements than dims, no Ellipsis: the rest are open",
+       lambda c: "..." not in _d_elems(c) and not _d_scatter_form(c)
+       and 0 < len(_d_elems(c)) < bd.ndim(c, "target")),
+    _B("key", "one more index than dims", "range", "rank+1 indices (SI-GAP-RANGE)",
+       lambda c: len([e for e in _d_elems(c) if e != "..."]) == bd.ndim(c, "target") + 1),
+    _B("key", "scatter form", "form", "a[d:indices] (SI-SCATTER)", _d_scatter_form),
+    _B("key", "bool", "form", "a bool index (unsupported: SI-BOOL)",
+       lambda c: any(isinstance(e, bool) for e in _d_elems(c))
+       or any(bd.dtype(c, e["tensor"]) == "bool" for e in _d_elems(c) if isinstance(e, _Mapping) and "tensor" in e)),
+    _B("key", "tensor index", "form", "a tensor index a[b] (unsupported: SI-TINDEX)",
+       lambda c: any(isinstance(e, _Mapping) and "tensor" in e for e in _d_elems(c))),
+    _B("key int", "0", "range", "an int index 0", _d_int_at(lambda i, n: i == 0)),
+    _B("key int", "-1", "range", "an int index -1 (counts from the end: SI-NEG)", _d_int_at(lambda i, n: i == -1)),
+    _B("key int", "size-1", "range", "an int index size-1 (the last legal)", _d_int_at(lambda i, n: i == n - 1)),
+    _B("key int", "-size", "range", "an int index -size (the first legal negative)",
+       _d_int_at(lambda i, n: n > 0 and i == -n)),
+    _B("key int", "size", "range", "an int index size (one past: SI-GAP-RANGE)", _d_int_at(lambda i, n: i == n)),
+    _B("key int", "-size-1", "range", "an int index -size-1 (one past, negative)", _d_int_at(lambda i, n: i == -n - 1)),
+    _B("slice start", "omitted", "form", "s omitted (:e)", _d_slice_at(lambda a, b, s, n: a is None)),
+    _B("slice start", "0", "default", "start 0 written out (0:e, the default)", _d_slice_at(lambda a, b, s, n: a == 0)),
+    _B("slice start", "1", "range", "start 1", _d_slice_at(lambda a, b, s, n: a == 1)),
+    _B("slice start", "size-1", "range", "start size-1 (the last that selects something)",
+       _d_slice_at(lambda a, b, s, n: n > 1 and a == n - 1)),
+    _B("slice start", "size", "range", "start size (an empty region at the end)",
+       _d_slice_at(lambda a, b, s, n: a == n)),
+    _B("slice start", "size+1", "range", "start size+1 (past the axis: SI-GAP-RANGE)",
+       _d_slice_at(lambda a, b, s, n: a == n + 1)),
+    _B("slice start", "-1", "range", "start -1 (SI-NEG)", _d_slice_at(lambda a, b, s, n: a == -1)),
+    _B("slice start", "-size", "range", "start -size (the first legal negative)",
+       _d_slice_at(lambda a, b, s, n: n > 0 and a == -n)),
+    _B("slice stop", "omitted", "form", "s: (open: the extent comes from the value, SI-ASSEMBLE)",
+       _d_slice_at(lambda a, b, s, n: b is None)),
+    _B("slice stop", "size", "range", "stop equal to the size", _d_slice_at(lambda a, b, s, n: b == n)),
+    _B("slice stop", "size+1", "range", "stop size+1 (past the axis: SI-GAP-RANGE)",
+       _d_slice_at(lambda a, b, s, n: b == n + 1)),
+    _B("slice stop", "-1", "range", "stop -1 (SI-NEG)", _d_slice_at(lambda a, b, s, n: b == -1)),
+    _B("slice stop", "equal to start", "range", "s:s (an empty region)",
+       _d_slice_at(lambda a, b, s, n: a is not None and a == b)),
+    _B("slice ends", "open stop, negative start", "form", "a[-k:]", _d_slice_at(lambda a, b, s, n: b is None
+       and a is not None and a < 0)),
+    _B("slice ends", "open start, negative stop", "form", "a[:-k]", _d_slice_at(lambda a, b, s, n: a is None
+       and b is not None and b < 0)),
+    _B("slice ends", "both negative", "form", "a[-k:-j] (the documented a[-1, -3:-1])",
+       _d_slice_at(lambda a, b, s, n: a is not None and b is not None and a < 0 and b < 0)),
+    _B("slice ends", "both open", "form", "a[:]", _d_slice_at(lambda a, b, s, n: a is None and b is None)),
+    _B("slice step", "omitted", "form", "no step", _d_slice_at(lambda a, b, s, n: s is None)),
+    _B("slice step", "1", "default", "step 1 written out (the default: must act as omitted)",
+       _d_slice_at(lambda a, b, s, n: s == 1)),
+    _B("slice step", "2", "range", "step 2 (unsupported: SI-STEP)", _d_slice_at(lambda a, b, s, n: s == 2)),
+    _B("slice step", "-1", "range", "step -1 (unsupported: SI-STEP)", _d_slice_at(lambda a, b, s, n: s == -1)),
+    _B("value", "tensor", "form", "a tensor value", lambda c: _d_value(c) is not None),
+    _B("value", "0-d tensor", "form", "a 0-d tensor value", lambda c: bd.ndim(c, "value") == 0),
+    _B("value", "shorter than an open slice", "form", "a value shorter than its open slice (assembled at the start)",
+       lambda c: _d_assembled_shorter(c, explicit=False)),
+    _B("value", "shorter than a closed slice", "form", "a value shorter than its explicit slice (SI-GAP-REGION)",
+       lambda c: _d_assembled_shorter(c, explicit=True)),
+    _B("value", "another dtype", "form", "a tensor value whose dtype is not the target's (SI-GAP-DTYPE)",
+       lambda c: _d_value(c) is not None and bd.dtype(c, "value") != bd.dtype(c, "target")),
+    _B("value", "int scalar", "form", "an int scalar (SI-VAL-S)", lambda c: bd.is_int(c.params.get("value"))),
+    _B("value", "float scalar", "form", "a float scalar (unsupported: SI-FLOATSCALAR)",
+       lambda c: isinstance(c.params.get("value"), float)),
+    _B("value", "scalar int32 min", "edge", "the scalar -2**31 into DT_INT32",
+       lambda c: c.params.get("value") == -2**31 and bd.dtype(c, "target") == "int32"),
+    _B("value", "scalar int32 max", "edge", "the scalar 2**31-1 into DT_INT32",
+       lambda c: c.params.get("value") == 2**31 - 1 and bd.dtype(c, "target") == "int32"),
+    _B("value", "scalar int32 max+1", "range", "the scalar 2**31 (one past int32: SI-GAP-DTYPE)",
+       lambda c: c.params.get("value") == 2**31),
+    _B("indices", "0", "range", "a scatter-form index 0", _d_indices_at(lambda i, n: i == 0)),
+    _B("indices", "size-1", "range", "a scatter-form index size-1 (the last legal)",
+       _d_indices_at(lambda i, n: i == n - 1)),
+    _B("indices", "size", "range", "a scatter-form index size (one past)", _d_indices_at(lambda i, n: i == n)),
+    _B("indices", "-1", "range", "a scatter-form index -1 (outside [0, size-1])", _d_indices_at(lambda i, n: i == -1)),
+    *bd.edge_rows("value", ("value",), _ALL_DTYPES, " (moved bit for bit)"),
+]
+
+
 def setitem(target, key, value):
     """pypto `target[key] = value`: the target after the assignment (a new array; the input is untouched)."""
     outputs, _ = solve(np.asarray(target), key, value)

@@ -136,6 +136,8 @@ class Model:
     verdict_lines: list = None
     kinds: dict = field(default_factory=dict)             # clause -> kind, from the catalogue
     duplicates: int = 0
+    domain_hits: Counter = field(default_factory=Counter)  # (op, param, class) -> distinct cases hitting it
+    domain_cases: dict = field(default_factory=dict)       # case id -> op, for the cases counted there
 
     # -- derived views, computed once after the pass --
     @property
@@ -342,6 +344,9 @@ def add_record(m: Model, rec: dict):
     m.citations.update(clauses)
     if verdict in DIVERGENT:
         m.failing_citations.update((c, adapter) for c in clauses)
+    if rec["case_id"] not in m.domain_cases:          # each case once, however many adapters ran it
+        m.domain_cases[rec["case_id"]] = op
+        m.domain_hits.update((op, *k) for k in domain_hits(rec))
     for c in clauses:
         m.clause_ops.setdefault(c, op)
         stats = m.clause_stats[(c, adapter)]
@@ -365,6 +370,17 @@ def add_record(m: Model, rec: dict):
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
         _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided,
                                  edge_case(rec), listed), rec)
+
+
+def domain_hits(rec) -> list:
+    """(param, class) of each boundary class of the op's documented domain (oracle.domains) the record's
+    case hits; none for a case the report cannot decode (a results file is data, not trusted)."""
+    try:
+        from contract.case import Case
+        from oracle.domains import hits
+        return hits(Case.from_json(rec["case"]))
+    except Exception:       # noqa: BLE001  a damaged case, or no oracle: nothing to count
+        return []
 
 
 def attribute_failures(m: Model) -> None:

@@ -144,7 +144,22 @@ def view(m: M.Model, summary: dict) -> dict:
         "page_rows": PAGE_ROWS,
         "records": m.records, "duplicates": m.duplicates,
         "coverage_gaps": m.coverage_gaps(),
+        "domain": domain_view(summary),
     }
+
+
+def domain_view(summary: dict) -> list:
+    """The domain coverage view: per op of the run, its boundary classes grouped by parameter (summary.json's
+    `domain_coverage`, so the page and the file cannot disagree)."""
+    out = []
+    for op, d in (summary.get("domain_coverage") or {}).items():
+        params = {}
+        for r in d["classes"]:
+            params.setdefault(r["param"], []).append(r)
+        out.append({"op": op, "cases": d["cases"], "classes": len(d["classes"]), "unreached": d["unreached"],
+                    "params": [{"name": name, "rows": rows, "unreached": sum(1 for r in rows if not r["cases"])}
+                               for name, rows in params.items()]})
+    return out
 
 
 def gate_tone(gate, rate) -> str:

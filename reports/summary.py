@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import model as M
 
-SUMMARY_VERSION = "1.1"
+SUMMARY_VERSION = "1.2"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -41,7 +41,27 @@ def build_summary(m: M.Model) -> dict:
                                        if (cid, a) in m.clause_stats)}
                     for cid in m.clause_ids() if not M._is_range_id(cid)},
         "coverage_gaps": m.coverage_gaps(),
+        "domain_coverage": domain_coverage(m),
     }
+
+
+def domain_coverage(m: M.Model) -> dict:
+    """Per op of the run: how many of its distinct cases hit each boundary class of its documented domain
+    (oracle.domains, docs/CASES.md "Domain coverage"); `unreached` counts the classes no case hit."""
+    from collections import Counter
+    try:
+        from oracle.domains import DOMAINS
+    except ImportError:
+        return {}
+    per_op = Counter(m.domain_cases.values())
+    out = {}
+    for op in m.ops:
+        rows = [{"param": b.param, "class": b.cls, "kind": b.kind, "text": b.text,
+                 "cases": m.domain_hits.get((op, b.param, b.cls), 0)} for b in DOMAINS.get(op, ())]
+        if rows:
+            out[op] = {"cases": per_op.get(op, 0), "unreached": sum(1 for r in rows if not r["cases"]),
+                       "classes": rows}
+    return out
 
 
 def _one(m, key) -> str:

@@ -110,10 +110,15 @@ def with_oracle_clauses(case: Case) -> Case:
                 label=case.label, id=case.id)
 
 
+def boundary_case_list() -> list:
+    from .boundary_cases import cases
+    return cases()
+
+
 def build_corpus() -> list:
-    """Doc examples, then error cases, then generated cases; a case id appears once (first kept)."""
+    """Doc examples, error cases, boundary cases, then generated cases; a case id appears once (first kept)."""
     seen, out = set(), []
-    for case in doc_example_cases() + error_case_list() + generated_cases():
+    for case in doc_example_cases() + error_case_list() + boundary_case_list() + generated_cases():
         if case.id not in seen:
             seen.add(case.id)
             out.append(case)

@@ -36,7 +36,7 @@ def test_shipped_corpus_is_not_stale(tmp_path, shipped):
 
 def test_corpus_has_every_origin_and_unique_ids(shipped):
     cases, _ = shipped
-    assert {c.origin for c in cases} == {"doc-example", "error-case", "generated"}
+    assert {c.origin for c in cases} == {"doc-example", "error-case", "boundary", "generated"}
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "a case id appears twice"
 

@@ -74,8 +74,10 @@ def _entry(op: str) -> OpCases:
 
 
 def families(op: str) -> dict:
-    """name -> SearchStrategy[Case] for one op."""
-    return dict(_entry(op).families)
+    """name -> SearchStrategy[Case] for one op: its module's families, then its boundary family
+    (suites/strategies/boundary.py: values a dtype must round, dtype edges) where it has one."""
+    from .boundary import FAMILIES as BOUNDARY
+    return {**_entry(op).families, **BOUNDARY.get(op, {})}
 
 
 def corpus_draws(op: str, family: str, default: int) -> int:
