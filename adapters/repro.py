@@ -334,11 +334,6 @@ def call_repro(repro, case, expectation=None) -> str:
 
 # ---- the fallback: the native API as a function of NumPy arrays ------------------------------------
 
-GENERIC_OUTPUTS = {"setitem": {"target": "target"}, "clip": {"out": "out", "x": "x"},
-                   "scatter": {"out": "out", "input": "input"}, "scatter_nd_add": {"out": "out", "x": "x"},
-                   "set_": {"self": "self_"}}
-
-
 def generic_repro(case, native_api: str, expectation=None) -> str:
     """The native API called as a function of NumPy arrays with the documented arguments in order.
 
@@ -347,34 +342,15 @@ def generic_repro(case, native_api: str, expectation=None) -> str:
     module = importable_module(native_api)
     imports = [f"import {module}"] if module else []
     note = [] if module else [f"# {native_api!r} names no importable module: import what defines it"]
-    call = _generic_call(case, native_api)
-    names = GENERIC_OUTPUTS.get(case.op) or {_primary_output(case.op): "result"}
+    from oracle.registry import spec
+    op = spec(case.op)      # each op's call text and output names are its OpSpec's (generic_call, generic_outputs)
+    call = op.generic_call(case, native_api, scalar_text,
+                           lambda v, dt: f"np.array({scalar_text(v)}, dtype={numpy_dtype_text(dt)})")
+    names = dict(op.generic_outputs)
     outputs = {k: f"np.asarray({v})" for k, v in names.items()}
     show = [f"print({', '.join(names.values())})"]
     return compose(case, expectation, imports=imports, setup=note, call=call, show=show, outputs=outputs,
                    title=native_api)
-
-
-def _primary_output(op) -> str:
-    from oracle.registry import outputs
-    return outputs(op)[0]
-
-
-def _generic_call(case, api) -> list:
-    if case.op not in GENERIC_OUTPUTS:     # an op without a call syntax of its own here: inputs, then params
-        args = [*sorted(case.inputs), *(f"{k}={scalar_text(v)}" for k, v in sorted(case.params.items()))]
-        return [f"result = {api}({', '.join(args)})"]
-    if case.op == "setitem":
-        return [f"{setitem_statement(case)}   # {api}"]
-    if case.op == "clip":
-        lo, hi = clip_bound_texts(case, lambda v, dt: f"np.array({scalar_text(v)}, dtype={numpy_dtype_text(dt)})")
-        return [f"out = {api}(x, {lo}, {hi})"]
-    if case.op == "scatter":
-        return [f"out = {api}(input, {', '.join(scatter_arg_texts(case))})"]
-    if case.op == "scatter_nd_add":
-        return [f"out = {api}({', '.join(scatter_nd_add_arg_texts(case))})"]
-    args = ", ".join(a for a in ("target", set_arg_text(case)) if a)
-    return [f"self_ = {api}({args})"]
 
 
 def importable_module(dotted: str) -> str:

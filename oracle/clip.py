@@ -396,6 +396,14 @@ def repro(case, literal) -> tuple:
         return b.pass_as(lambda _: which, lambda v, dt: f"oracle.Element({literal(v)}, {dt!r})", literal)
     return [f"out = oracle.clip(x, min={text('min', a.min)}, max={text('max', a.max)})"], [], {"out": "out", "x": "x"}
 
+def generic_call(case, api, literal, array) -> list:
+    """`out = api(x, min, max)`, an Element bound as a 0-d array of its dtype (adapters/repro.generic_repro)."""
+    a = decode(case)
+
+    def text(which, b):
+        return "None" if b is None else b.pass_as(lambda _: which, array, literal)
+    return [f"out = {api}(x, {text('min', a.min)}, {text('max', a.max)})"]
+
 
 _DOC = "Parameters: min, max"
 SPEC = OpSpec(
@@ -434,6 +442,7 @@ SPEC = OpSpec(
             Field("max", "as min, for the max bound (inputs.max)", required=False)),
     outputs=(Field("out", "what the call returned"),
              Field("x", "the input after the call (must be unchanged)")),
-    decode=decode, solve=solve_case, reference=clip, call=call, repro=repro, dtypes=DTYPES,
+    decode=decode, solve=solve_case, reference=clip, call=call, repro=repro, generic_call=generic_call,
+    generic_outputs={"out": "out", "x": "x"}, dtypes=DTYPES,
     exports={"Element": Element},
 )

@@ -61,6 +61,11 @@ class OpSpec:
     dtypes: Mapping = field(default_factory=dict)      # role -> the dtypes the document lists for it
     native_api: Optional[Callable] = None              # case -> the call's name in reports (oracle.<name>)
     exports: Mapping = field(default_factory=dict)     # further public names of the package (oracle.Element)
+    generic_outputs: Mapping = field(default_factory=dict)  # output -> variable a generic repro reads it from
+    #                                                   (adapters/repro.generic_repro); default {primary: "result"}
+    generic_call: Optional[Callable] = None            # (case, api, literal, array) -> the lines of a generic repro
+    #                           that call `api` as a function of NumPy arrays: literal(value) spells a param value,
+    #                           array(value, dtype_name) a 0-d NumPy array; default plain_call (inputs, then params)
     clauses: tuple = field(init=False, default=())
 
     def __post_init__(self):
@@ -77,6 +82,10 @@ class OpSpec:
         object.__setattr__(self, "clauses", tuple(built))
         object.__setattr__(self, "dtypes", MappingProxyType(dict(self.dtypes)))
         object.__setattr__(self, "exports", MappingProxyType(dict(self.exports)))
+        object.__setattr__(self, "generic_outputs",
+                           MappingProxyType(dict(self.generic_outputs or {self.outputs[0].name: "result"})))
+        if self.generic_call is None:
+            object.__setattr__(self, "generic_call", plain_call)
 
     @property
     def prefix(self) -> str:
@@ -89,6 +98,12 @@ class OpSpec:
 
     def api(self, case=None) -> str:
         return self.native_api(case) if self.native_api and case is not None else f"oracle.{self.name}"
+
+
+def plain_call(case, api, literal, array) -> list:
+    """`result = api(inputs..., param=value...)`: the generic repro's call of an op without a syntax of its own."""
+    args = [*sorted(case.inputs), *(f"{k}={literal(v)}" for k, v in sorted(case.params.items()))]
+    return [f"result = {api}({', '.join(args)})"]
 
 
 # ---- helpers the decoders share --------------------------------------------------------------

@@ -336,6 +336,11 @@ def repro(case, literal) -> tuple:
     after = ["input[...] = out   # scatter_ writes into self (SC-INPLACE)"] if a.inplace else []
     return call, after, {"out": "out", "input": "input"}
 
+def generic_call(case, api, literal, array) -> list:
+    """`out = api(input, dim, index, src or value)` (adapters/repro.generic_repro)."""
+    last = "src" if "src" in case.inputs else literal(case.params["value"])
+    return [f"out = {api}(input, {literal(case.params['dim'])}, index, {last})"]
+
 
 def _native_api(case) -> str:
     return "oracle.scatter (as scatter_)" if case.params.get("inplace") else "oracle.scatter"
@@ -376,6 +381,7 @@ SPEC = OpSpec(
             Field("value", "the scalar of the value form (absent otherwise)", required=False)),
     outputs=(Field("out", "what the call returned"),
              Field("input", "self after the call: unchanged for scatter, equal to out for scatter_")),
-    decode=decode, solve=solve_case, reference=scatter, call=call, repro=repro, dtypes=DTYPES,
+    decode=decode, solve=solve_case, reference=scatter, call=call, repro=repro, generic_call=generic_call,
+    generic_outputs={"out": "out", "input": "input"}, dtypes=DTYPES,
     native_api=_native_api,
 )

@@ -379,6 +379,11 @@ def repro(case, literal) -> tuple:
     return ([f"out = oracle.scatter_nd_add(x, indices, updates{extra})"],
             ["x[...] = out   # x itself is updated (SNA-RETURN)"], {"out": "out", "x": "x"})
 
+def generic_call(case, api, literal, array) -> list:
+    """`out = api(x, indices, updates(, use_locking))`: use_locking passed iff the case gives it, as given."""
+    extra = [literal(case.params["use_locking"])] if "use_locking" in case.params else []
+    return [f"out = {api}({', '.join(['x', 'indices', 'updates', *extra])})"]
+
 
 _RAISES = "Raises"
 SPEC = OpSpec(
@@ -408,5 +413,6 @@ SPEC = OpSpec(
     params=(Field("use_locking", "passed as given (absent: not passed); non-bool values exercise SNA-LOCK",
                   required=False),),
     outputs=(Field("out", "the returned tensor"), Field("x", "x after the call (updated in place)")),
-    decode=decode, solve=solve_case, reference=scatter_nd_add, call=call, repro=repro, dtypes=DTYPES,
+    decode=decode, solve=solve_case, reference=scatter_nd_add, call=call, repro=repro, generic_call=generic_call,
+    generic_outputs={"out": "out", "x": "x"}, dtypes=DTYPES,
 )

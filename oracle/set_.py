@@ -476,6 +476,13 @@ def repro(case, literal) -> tuple:
         outputs["source_after_fill"] = "source_after_fill"
     return call, after, outputs
 
+def generic_call(case, api, literal, array) -> list:
+    """`self_ = api(target, source, keywords...)`: the source absent for set_() (adapters/repro.generic_repro)."""
+    a = decode(case)
+    kw = "".join(f", {k}={literal(v)}" for k, v in a.kwargs.items())
+    arg = ("source" + kw) if a.kind != "none" else kw[2:]
+    return [f"self_ = {api}({', '.join(x for x in ('target', arg) if x)})"]
+
 
 _SIGS = "Legal call signatures"
 _RAISES = "Raises"
@@ -537,5 +544,6 @@ SPEC = OpSpec(
     outputs=(Field("self", "self's values after set_"),
              Field("source_after_fill", "after self.fill_(probe): the source tensor's values as the user sees them, "
                                         "or the whole storage as 1-D for kind storage")),
-    decode=decode, solve=solve_case, reference=set_, call=call, repro=repro, exports={"Storage": Storage},
+    decode=decode, solve=solve_case, reference=set_, call=call, repro=repro, generic_call=generic_call,
+    generic_outputs={"self": "self_"}, exports={"Storage": Storage},
 )

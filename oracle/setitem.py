@@ -561,6 +561,11 @@ def repro(case, literal) -> tuple:
     value = "value" if "value" in case.inputs else literal(a.value)
     return [f"target = oracle.setitem(target, np.s_[{key_text(a.key_data)}], {value})"], [], {"target": "target"}
 
+def generic_call(case, api, literal, array) -> list:
+    """`target[key] = value`: setitem has no function syntax (adapters/repro.generic_repro)."""
+    value = "value" if "value" in case.inputs else literal(case.params["value"])
+    return [f"target[{key_text(decode(case).key_data)}] = {value}   # {api}"]
+
 
 _EX = "Call examples"
 SPEC = OpSpec(
@@ -620,5 +625,6 @@ SPEC = OpSpec(
                          '(slice(0, indices) for the scatter form), key_text(key) the text inside a[...]'),
             Field("value", "the value, when it is a scalar (an int, or a float for SI-FLOATSCALAR)", required=False)),
     outputs=(Field("target", "the target after the assignment"),),
-    decode=decode, solve=solve_case, reference=setitem, call=call, repro=repro, dtypes=DTYPES,
+    decode=decode, solve=solve_case, reference=setitem, call=call, repro=repro, generic_call=generic_call,
+    generic_outputs={"target": "target"}, dtypes=DTYPES,
 )

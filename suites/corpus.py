@@ -111,8 +111,8 @@ def with_oracle_clauses(case: Case) -> Case:
 
 
 def boundary_case_list() -> list:
-    from .boundary_cases import cases
-    return cases()
+    from .strategies import all_boundary_cases
+    return all_boundary_cases()
 
 
 def build_corpus() -> list:

@@ -41,7 +41,24 @@ def alive(pid):
         return False
 
 
-def worker_processes(harness_pid):
+# Workers and scratch folders this process already had before the test: in a whole-suite run the same
+# pytest process also holds the plugin's own adapter workers, which are not the test's to judge.
+_BEFORE = {"pids": set(), "folders": set()}
+
+
+@pytest.fixture(autouse=True)
+def _others_before():
+    _BEFORE["pids"] = set(worker_processes(os.getpid(), everything=True))
+    _BEFORE["folders"] = set(scratch_folders())
+    yield
+
+
+def scratch_folders():
+    prefix = f"conform-worker-{os.getpid()}-"
+    return [n for n in os.listdir(tempfile.gettempdir()) if n.startswith(prefix) and n not in _BEFORE["folders"]]
+
+
+def worker_processes(harness_pid, everything=False):
     """Live processes working in a scratch folder of that harness: its keepers, workers, and whatever
     they started that stayed there (the pool names each folder conform-worker-<harness pid>-...)."""
     prefix = os.path.join(tempfile.gettempdir(), f"conform-worker-{harness_pid}-")
@@ -51,7 +68,7 @@ def worker_processes(harness_pid):
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if cwd.startswith(prefix) and alive(int(pid)):
+        if cwd.startswith(prefix) and alive(int(pid)) and (everything or int(pid) not in _BEFORE["pids"]):
             found.append(int(pid))
     return found
 
@@ -354,8 +371,7 @@ def test_a_candidate_that_removes_its_folder_costs_at_most_one_verdict(run_here,
     assert got["ok"]["verdict"] == got["ok-again"]["verdict"] == "pass", (
         f"actual: {got['ok']['outcome']} / {got['ok-again']['outcome']}; expected: the folder recreated, both pass")
     assert result.exit_code in (EXIT_OK, EXIT_DIVERGED) and (result.exit_code == EXIT_OK) == (got[label]["verdict"] == "pass")
-    prefix = f"conform-worker-{os.getpid()}-"
-    assert not [n for n in os.listdir(tempfile.gettempdir()) if n.startswith(prefix)], "a scratch folder was left"
+    assert not scratch_folders(), "a scratch folder was left"
 
 
 def test_the_recreated_folder_is_reported_on_the_case_that_removed_it():

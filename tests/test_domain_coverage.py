@@ -19,7 +19,7 @@ from oracle.domains import DOMAINS, coverage, hits
 
 OPS = tuple(DOMAINS)      # every op the oracle registers has its table (test_every_registered_op_has_a_domain)
 from suites import corpus as C
-from suites.boundary_cases import float_edges, payload_nan
+from suites.strategies.boundary import float_edges, payload_nan
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_every_boundary_class_has_corpus_cases(op, table):
     missing = [k for k, n in counts.items() if n == 0]
     assert not missing, (
         f"actual: no corpus case hits {len(missing)} boundary class(es) of {op}: {missing}; expected: at least one "
-        f"each. Add a case to suites/boundary_cases.py, then python -m suites.corpus build.\n{_text(op, counts)}")
+        f"each. Add a case to the op's boundary_cases() in suites/strategies/<op>.py, then python -m suites.corpus build.\n{_text(op, counts)}")
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -148,8 +148,8 @@ def test_the_required_boundary_cases_are_in_the_corpus(shipped):
     """The cases of issue #11 that kill the mutants the earlier corpus missed."""
     ids = {c.id for c in shipped}
     labels = [c.label for c in shipped if c.origin == "boundary"]
-    from suites.boundary_cases import cases
-    mine = cases()
+    from suites.strategies import all_boundary_cases
+    mine = all_boundary_cases()
     assert all(c.id in ids for c in mine)
     for text in ("min 0.7", "max 1.23", "min 1+3*2**-11", "min -inf, max 1.5", "size=[1]*8",
                  "size=[2, 3]): row-major"):

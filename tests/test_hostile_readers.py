@@ -272,11 +272,14 @@ def test_run_refuses_a_duplicate_case_id_naming_both_lines(tmp_path, capfd, corp
 
 # ---- line-length caps and memory, measured in a subprocess ----------------------------------
 
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a big pytest worker
+# would report its parent's peak; VmHWM belongs to the memory the command itself mapped.
 PEAK = """
-import resource, sys
+import sys
 from conform.cli import main
 rc = main(sys.argv[1:])
-print("PEAK_MB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print("PEAK_MB", int(hwm.split()[1]) // 1024, file=sys.stderr)
 sys.exit(rc)
 """
 

@@ -4,7 +4,8 @@ An op's module declares `OP` (the op name the oracle registers) and `FAMILIES` (
 strategy of contract.case.Case, one family per group of clauses, so the derandomized corpus draws from
 every family and so reaches every sem/err/uns clause), and may declare `CORPUS_DRAWS` (family -> cases
 the shipped corpus draws from it, for the wide ones), `doc_examples()` (its document's worked examples,
-typed in) and `error_cases()` (its documented errors).  The modules are
+typed in), `error_cases()` (its documented errors) and `boundary_cases()` (targeted cases for the boundary
+classes of its domain; its `boundary` family draws more: suites/strategies/boundary.py).  The modules are
 found here, not listed; an op defined outside the package registers with `register(...)`.  Cases
 carry the clauses the oracle's answer cites (common.make_case): a strategy never restates a rule.
 """
@@ -25,13 +26,14 @@ class OpCases:
     doc_examples: Callable = tuple          # () -> [(Case, {output: documented array})]
     error_cases: Callable = tuple           # () -> [suites.error_cases.ErrorCase]
     corpus_draws: Mapping = None            # family -> cases in the shipped corpus (default: corpus.PER_FAMILY)
+    boundary_cases: Callable = tuple        # () -> [Case]: targeted boundary cases (origin "boundary")
 
 
 _BY_OP: dict = {}
 
 
 def register(op: str, families: Mapping, doc_examples: Callable = None, error_cases: Callable = None,
-             corpus_draws: Mapping = None) -> OpCases:
+             corpus_draws: Mapping = None, boundary_cases: Callable = None) -> OpCases:
     """Add the cases of an op the oracle registers (oracle.registry.register for one defined elsewhere)."""
     from oracle.registry import spec
     spec(op)                                # a strategy for an op the oracle cannot answer is a mistake
@@ -42,7 +44,8 @@ def register(op: str, families: Mapping, doc_examples: Callable = None, error_ca
     unknown = set(corpus_draws or ()) - set(families)
     if unknown:
         raise ValueError(f"{op}: corpus draws for unknown families {sorted(unknown)}")
-    entry = OpCases(op, dict(families), doc_examples or tuple, error_cases or tuple, dict(corpus_draws or {}))
+    entry = OpCases(op, dict(families), doc_examples or tuple, error_cases or tuple, dict(corpus_draws or {}),
+                    boundary_cases or tuple)
     _BY_OP[op] = entry
     return entry
 
@@ -58,7 +61,8 @@ def _discover() -> None:
         module = importlib.import_module(f"{__name__}.{info.name}")
         if isinstance(getattr(module, "OP", None), str):
             register(module.OP, module.FAMILIES, getattr(module, "doc_examples", None),
-                     getattr(module, "error_cases", None), getattr(module, "CORPUS_DRAWS", None))
+                     getattr(module, "error_cases", None), getattr(module, "CORPUS_DRAWS", None),
+                     getattr(module, "boundary_cases", None))
 
 
 def ops() -> tuple:
@@ -74,10 +78,8 @@ def _entry(op: str) -> OpCases:
 
 
 def families(op: str) -> dict:
-    """name -> SearchStrategy[Case] for one op: its module's families, then its boundary family
-    (suites/strategies/boundary.py: values a dtype must round, dtype edges) where it has one."""
-    from .boundary import FAMILIES as BOUNDARY
-    return {**_entry(op).families, **BOUNDARY.get(op, {})}
+    """name -> SearchStrategy[Case] for one op (its `boundary` family among them where it has one)."""
+    return dict(_entry(op).families)
 
 
 def corpus_draws(op: str, family: str, default: int) -> int:
@@ -91,6 +93,15 @@ def doc_examples(op: str) -> list:
 
 def error_cases(op: str) -> list:
     return list(_entry(op).error_cases())
+
+
+def boundary_cases(op: str) -> list:
+    return list(_entry(op).boundary_cases())
+
+
+def all_boundary_cases() -> list:
+    """Every op's targeted boundary cases, op by op in the registry's order."""
+    return [case for op in ops() for case in boundary_cases(op)]
 
 
 def cases(op: str) -> st.SearchStrategy:

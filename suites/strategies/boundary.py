@@ -1,28 +1,70 @@
-"""One `boundary` family per op: values a dtype must round and the edges of each dtype (oracle/*.DOMAIN).
+"""What each op's boundary cases share (oracle/*.DOMAIN): the edges of each dtype, values a dtype must round.
 
-The other families draw from small exact values, which never need rounding and
-never carry a NaN payload.  These draw a value from the rounding classes of a
-float dtype (0.1, 1/3, exact ties whose even neighbour lies either way, a hair
-off a tie; scaled by a power of two, negated, or in the subnormal range) or
-an array of the dtype's edges, and put the value's neighbours in the data so
-the direction of every rounding shows.  suites/boundary_cases.py holds one
-targeted case per class; these families let exploration find more.
+Each op's strategy module declares a `boundary` family and `boundary_cases()` (suites/strategies/__init__.py
+collects them; suites/corpus.py puts them in the shipped corpus).  The other families draw from small exact
+values, which never need rounding and never carry a NaN payload.  The boundary ones reach the rest on
+purpose, one small case each where one will do: values a dtype must round (0.1, exact ties whose even
+neighbour lies either way, a hair off a tie), the edges of each dtype (smallest subnormal, largest finite,
+-0.0, NaN with a payload, integer min/max), explicit defaults and the ends of each documented range.  Each
+value is built from the dtype's definition, not typed in, and the inputs around a rounded value hold both of
+its neighbours, so a conversion that goes the wrong way changes the output.
+
+This module knows no op.  tests/test_domain_coverage.py checks that, with the rest of the corpus, every
+class has a case; `conform selftest` shows which mutants they catch.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
-from hypothesis import strategies as st
 
-from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
-from oracle.boundary import NARROW, neighbours, tie_values
+from contract.case import Case
+from contract.dtypes import BFLOAT16, FLOATS, dtype_from_name, dtype_name
+from oracle.boundary import neighbours, tie_values
 
-from ..boundary_cases import around, float_edges, int_edges
-from .common import coin, ints, make_case, pick, shape_text
+from .common import coin, ints, pick, shape_text
 
+F16, F32, F64, I32, I64 = np.float16, np.float32, np.float64, np.int32, np.int64
 ROUNDED = ("float16", "bfloat16", "float32")      # the float dtypes a Python float (a float64) must round into
+PAYLOAD_BITS = {"float16": 0x7E01, "bfloat16": 0x7FC1, "float32": 0x7FC00001, "float64": 0x7FF8000000000001}
+_UINT = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
 _SUB = {"float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float32": 2.0 ** -149}
+
+
+def boundary_case(op, label, inputs, params) -> Case:
+    """A targeted case tagged with the clauses the oracle's answer to it cites, like every corpus case."""
+    from ..corpus import with_oracle_clauses
+    return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin="boundary", label=label))
+
+
+def arr(values, dt) -> np.ndarray:
+    return np.array(values, dtype=np.float64).astype(dtype_from_name(dt)) if dt in FLOATS else \
+        np.array(values, dtype=dtype_from_name(dt))
+
+
+def payload_nan(dt: str) -> np.ndarray:
+    """A quiet NaN of `dt` with the lowest payload bit set (not the default NaN)."""
+    return np.array(PAYLOAD_BITS[dt], dtype=_UINT[dt]).view(dtype_from_name(dt))
+
+
+def float_edges(dt: str, nan: bool = True) -> np.ndarray:
+    """±smallest subnormal, ±largest finite, -0.0, 1.0 (and a NaN with a payload) in float dtype `dt`."""
+    import ml_dtypes
+    info = ml_dtypes.finfo(BFLOAT16 if dt == "bfloat16" else np.dtype(dt))
+    tiny, big = float(info.smallest_subnormal), float(info.max)
+    out = arr([tiny, -tiny, big, -big, -0.0, 1.0], dt)
+    return np.concatenate([out, payload_nan(dt).reshape(1)]) if nan else out
+
+
+def int_edges(dt: str) -> np.ndarray:
+    info = np.iinfo(dtype_from_name(dt))
+    return np.array([info.min, info.max, 0, 1], dtype=dtype_from_name(dt))
+
+
+def around(dt: str, v) -> np.ndarray:
+    """The neighbours of `v` in `dt` and one step beyond each, ascending: the data that shows which way v rounded."""
+    lo, hi = neighbours(dt, v)
+    lo2, _ = neighbours(dt, lo - (hi - lo) / 2)
+    _, hi2 = neighbours(dt, hi + (hi - lo) / 2)
+    return arr([lo2, lo, hi, hi2], dt)
 
 
 def rounded_value(draw, dt: str, double: bool = True) -> float:
@@ -43,106 +85,5 @@ def edge_array(draw, dt: str) -> np.ndarray:
     return e[rng.permutation(e.size)]
 
 
-def _label(op, note, arrays):
+def label(note, arrays) -> str:
     return f"{note}: " + ", ".join(f"{k} {dtype_name(a.dtype)} {shape_text(a.shape)}" for k, a in arrays.items())
-
-
-@st.composite
-def setitem_edges(draw):
-    dt = pick(draw, FLOATS + INTS)
-    value = edge_array(draw, dt)
-    start = ints(draw, 0, 2)
-    target = np.zeros(value.size + start, dtype_from_name(dt))
-    key = {"slice": [start, None, None]} if start or coin(draw) else {"slice": [None, None, None]}
-    inputs = {"target": target, "value": value}
-    return make_case("setitem", inputs, {"key": key}, _label("setitem", "edges moved", inputs))
-
-
-@st.composite
-def clip_boundary(draw):
-    if coin(draw):      # 1 x n: 2-D, the rank every implementation here takes
-        dt = pick(draw, ROUNDED + ("int32", "int16"))
-        x = edge_array(draw, dt)
-        x = (x[~np.isnan(x.astype(np.float64))] if coin(draw) else x).reshape(1, -1)
-        kind, one = ("float", 1.0) if dt in FLOATS else ("int", 1)
-        bounds = {"min": {"kind": kind, "value": -one}, "max": {"kind": kind, "value": one}} if coin(draw) else {}
-        return make_case("clip", {"x": x}, bounds, _label("clip", "edges", {"x": x}))
-    dt = pick(draw, ROUNDED)
-    v = rounded_value(draw, dt)
-    which = pick(draw, ("min", "max"))
-    kind = pick(draw, ("float", "element"))
-    bound = {"kind": kind, "value": v, **({"dtype": dt} if kind == "element" else {})}
-    x = around(dt, v).reshape(1, -1)
-    return make_case("clip", {"x": x}, {which: bound}, _label("clip", f"{which} {v!r} rounds", {"x": x}))
-
-
-@st.composite
-def scatter_boundary(draw):
-    if coin(draw):
-        dt = pick(draw, ROUNDED)
-        v = rounded_value(draw, dt)
-        n = ints(draw, 1, 4)
-        self_ = np.zeros((2, n), dtype_from_name(dt))
-        index = np.array([[ints(draw, 0, n - 1)], [ints(draw, 0, n - 1)]], np.int64)
-        inputs = {"input": self_, "index": index}
-        return make_case("scatter", inputs, {"dim": 1, "inplace": coin(draw), "value": v},
-                         _label("scatter", f"value {v!r} rounds", inputs))
-    dt = pick(draw, FLOATS + INTS)
-    src = edge_array(draw, dt)
-    index = np.random.RandomState(ints(draw, 0, 2**16)).permutation(src.size).astype(np.int64)
-    inputs = {"input": np.ones(src.size, src.dtype), "index": index, "src": src}
-    return make_case("scatter", inputs, {"dim": 0, "inplace": coin(draw)}, _label("scatter", "edges", inputs))
-
-
-@st.composite
-def scatter_nd_add_boundary(draw):
-    idx_dt = pick(draw, (np.int32, np.int64))
-    if coin(draw):
-        # x[i] + u whose exact sum lies on a tie (or between): one update per element, so the sum rounds once
-        dt = pick(draw, FLOATS)
-        scale = Fraction(2) ** ints(draw, -3, 3)
-        lo, hi = neighbours(dt, scale * (1 + Fraction(1, 2**60)))     # x = scale and the next value up
-        step = hi - lo
-        u = step * pick(draw, (0.5, 1.5, 0.25))
-        x = np.array([lo, hi], np.float64).astype(dtype_from_name(dt))
-        upd = np.array([u, -u if coin(draw) else u], np.float64).astype(dtype_from_name(dt))
-        inputs = {"x": x, "indices": np.array([[0], [1]], idx_dt), "updates": upd}
-        return make_case("scatter_nd_add", inputs, {}, _label("scatter_nd_add", "sums on ties", inputs))
-    dt = pick(draw, FLOATS + INTS)
-    x = edge_array(draw, dt)
-    k = ints(draw, 1, x.size)
-    rows = np.random.RandomState(ints(draw, 0, 2**16)).permutation(x.size)[:k]
-    upd = edge_array(draw, dt)[:k]
-    inputs = {"x": x, "indices": rows.reshape(k, 1).astype(idx_dt), "updates": upd}
-    return make_case("scatter_nd_add", inputs, {}, _label("scatter_nd_add", "edges", inputs))
-
-
-@st.composite
-def set_boundary(draw):
-    if coin(draw):
-        dt = pick(draw, ROUNDED)
-        v = rounded_value(draw, dt, double=dt not in NARROW)     # the probe is fill_'s conversion, not set_'s
-        n = ints(draw, 1, 4)
-        inputs = {"target": np.zeros(n, dtype_from_name(dt)), "source": np.zeros(n, dtype_from_name(dt))}
-        kind = pick(draw, ("storage", "tensor"))
-        return make_case("set_", inputs, {"source_kind": kind, "probe": v},
-                         _label("set_", f"fill {v!r} rounds", inputs))
-    dt = pick(draw, FLOATS + INTS)
-    source = edge_array(draw, dt)
-    inputs = {"target": np.zeros(source.size, source.dtype), "source": source}
-    probe = 7 if dt in INTS else 2.0
-    params = {"source_kind": pick(draw, ("storage", "tensor")), "probe": probe}
-    if coin(draw):      # a view that ends on the storage's last element: offset 1, the rest of the storage
-        params.update(storage_offset=1, size=[source.size - 1], stride=[1])
-        inputs["target"] = np.zeros(source.size - 1, source.dtype)
-    return make_case("set_", inputs, params, _label("set_", "edges", inputs))
-
-
-FAMILIES = {
-    "setitem": {"boundary": setitem_edges()},
-    "clip": {"boundary": clip_boundary()},
-    "scatter": {"boundary": scatter_boundary()},
-    "scatter_nd_add": {"boundary": scatter_nd_add_boundary()},
-    "set_": {"boundary": set_boundary()},
-}
-

@@ -8,10 +8,13 @@ import numpy as np
 from hypothesis import strategies as st
 
 from contract.dtypes import FLOATS, dtype_from_name, dtype_name
+from oracle.boundary import tie_values
 from oracle.registry import spec
 
 from ..doc_examples import doc_example
 from ..error_cases import error_case
+from .boundary import (F16, F32, ROUNDED, around, boundary_case as _c, edge_array, float_edges, int_edges,
+                       label as _label, rounded_value)
 from .common import array_of, coin, elements, int_range, ints, make_case, pick, shape_of, shape_text, shapes
 
 OP = "clip"
@@ -237,11 +240,87 @@ def undocumented_dtype(draw):
     return _case(x, lo, hi, note="undocumented x dtype")
 
 
+# ---- boundary: values a dtype must round, dtype edges (oracle/*.DOMAIN) ------------------------
+
+
+@st.composite
+def clip_boundary(draw):
+    if coin(draw):      # 1 x n: 2-D, the rank every implementation here takes
+        dt = pick(draw, ROUNDED + ("int32", "int16"))
+        x = edge_array(draw, dt)
+        x = (x[~np.isnan(x.astype(np.float64))] if coin(draw) else x).reshape(1, -1)
+        kind, one = ("float", 1.0) if dt in FLOATS else ("int", 1)
+        bounds = {"min": {"kind": kind, "value": -one}, "max": {"kind": kind, "value": one}} if coin(draw) else {}
+        return make_case(OP, {"x": x}, bounds, _label("edges", {"x": x}))
+    dt = pick(draw, ROUNDED)
+    v = rounded_value(draw, dt)
+    which = pick(draw, ("min", "max"))
+    kind = pick(draw, ("float", "element"))
+    bound = {"kind": kind, "value": v, **({"dtype": dt} if kind == "element" else {})}
+    x = around(dt, v).reshape(1, -1)
+    return make_case(OP, {"x": x}, {which: bound}, _label(f"{which} {v!r} rounds", {"x": x}))
+
+
+def _scalar(v):
+    return {"kind": "float" if isinstance(v, float) else "int", "value": v}
+
+
+def _element(dt, v):
+    return {"kind": "element", "dtype": dt, "value": v}
+
+
+def boundary_cases():
+    """Targeted boundary cases (suites/strategies/boundary.py): one small case per class the draw may miss."""
+    inf = math.inf
+    out = [
+        # a scalar bound becomes an Element of x's dtype: to nearest, ties to even
+        _c(OP, "float16 x, min 0.7 (between two float16 values, nearer the upper)",
+           {"x": np.array([0.0, 1.0], F16)}, {"min": _scalar(0.7)}),
+        _c(OP, "float16 x, max 1.23", {"x": np.array([0.0, 2.0], F16)}, {"max": _scalar(1.23)}),
+        _c(OP, "float16 x, min 1+3*2**-11 (a tie; the even neighbour is the upper)",
+           {"x": np.array([0.0, 2.0], F16)}, {"min": _scalar(1 + 3 * 2**-11)}),
+        _c(OP, "float32 x, min 0.1, max 2.0", {"x": np.array([0.0, 1.0], F32)},
+           {"min": _scalar(0.1), "max": _scalar(2.0)}),
+        _c(OP, "float32 x, max -0.1", {"x": np.array([-1.0, 0.0], F32)}, {"max": _scalar(-0.1)}),
+        # ±inf passed explicitly is the default: it must act as the omitted bound
+        _c(OP, "float32 x, min -inf, max 1.5", {"x": np.array([1.0, 2.0], F32)},
+           {"min": _scalar(-inf), "max": _scalar(1.5)}),
+        _c(OP, "float16 x, min 0.5, max +inf", {"x": np.array([1.0, 2.0], F16)},
+           {"min": _scalar(0.5), "max": _scalar(inf)}),
+        _c(OP, "float32 x, max +inf only", {"x": np.array([1.0, -2.0], F32)}, {"max": _scalar(inf)}),
+        _c(OP, "float32 x, min Element(float32, -inf), max Element(float32, 3.0)",
+           {"x": np.array([1.0, 5.0], F32)}, {"min": _element("float32", -inf), "max": _element("float32", 3.0)}),
+        _c(OP, "float16 x, max Element(float16, +inf)", {"x": np.array([1.0, 65504.0], F16)},
+           {"max": _element("float16", inf)}),
+        _c(OP, "float16 x, max 2049 (an int bound that is a float16 tie)",
+           {"x": np.array([2048.0, 2050.0], F16)}, {"max": _scalar(2049)}),
+    ]
+    # the rest are 2-D (1 x n): every implementation here takes 2-D input (pypto.clip refuses 1-D)
+    for dt in ("float16", "bfloat16", "float32"):
+        for key, v in tie_values(dt).items():
+            x = around(dt, v).reshape(1, -1)
+            for which in ("min", "max"):
+                out.append(_c(OP, f"{dt} x, {which} {v!r} ({key})", {"x": x}, {which: _scalar(v)}))
+            if key != "inexact":
+                out.append(_c(OP, f"{dt} x, min Element({dt}, {v!r}) ({key})", {"x": x}, {"min": _element(dt, v)}))
+    for dt in ("float32", "float16", "bfloat16"):
+        e = float_edges(dt, nan=False).reshape(1, -1)
+        out.append(_c(OP, f"{dt} edges (subnormal, max, -0.0), bounds omitted", {"x": e}, {}))
+        out.append(_c(OP, f"{dt} edges, NaN with a payload, bounds omitted", {"x": float_edges(dt).reshape(1, -1)},
+                      {}))
+        out.append(_c(OP, f"{dt} edges, min 0.0, max 1.0", {"x": e}, {"min": _scalar(0.0), "max": _scalar(1.0)}))
+    for dt in ("int32", "int16"):
+        out.append(_c(OP, f"{dt} min/max, min -1, max 1", {"x": int_edges(dt).reshape(1, -1)},
+                      {"min": _scalar(-1), "max": _scalar(1)}))
+    return out
+
+
 FAMILIES = {
     "scalar": scalar_bounds(), "tensor": tensor_bounds(), "one_tensor": one_tensor_bound(), "none": no_bounds(),
     "min_gt_max": min_gt_max(), "nan_bound": nan_bound(), "nonfloat_special": nonfloat_special(),
     "nan_x": nan_x(), "rank": rank_unsupported(), "bound_dtype": bound_dtype(), "same_kind": mixed_kinds(),
     "bad_broadcast": bad_broadcast(), "undocumented_dtype": undocumented_dtype(),
+    "boundary": clip_boundary(),
 }
 CORPUS_DRAWS = {"scalar": 100, "tensor": 100, "min_gt_max": 50}      # the wide families
 

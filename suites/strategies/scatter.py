@@ -7,10 +7,12 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from contract.dtypes import dtype_name
+from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 
+from oracle.boundary import tie_values
 from ..doc_examples import doc_example
 from ..error_cases import error_case
+from .boundary import ROUNDED, boundary_case as _c, edge_array, float_edges, label as _label, rounded_value
 from .common import (array_of, arrays, coin, ints, make_case, pick, shape_of, shape_text, unique_along,
                      weighted_dtypes)
 
@@ -200,11 +202,57 @@ def src_dtype(draw):
     return _case(array_of(draw, dt, shape), index, dim, coin(draw), f"{other} src", src=src)
 
 
+# ---- boundary: values a dtype must round, dtype edges (oracle/*.DOMAIN) ------------------------
+
+
+@st.composite
+def scatter_boundary(draw):
+    if coin(draw):
+        dt = pick(draw, ROUNDED)
+        v = rounded_value(draw, dt)
+        n = ints(draw, 1, 4)
+        self_ = np.zeros((2, n), dtype_from_name(dt))
+        index = np.array([[ints(draw, 0, n - 1)], [ints(draw, 0, n - 1)]], np.int64)
+        inputs = {"input": self_, "index": index}
+        return make_case(OP, inputs, {"dim": 1, "inplace": coin(draw), "value": v},
+                         _label(f"value {v!r} rounds", inputs))
+    dt = pick(draw, FLOATS + INTS)
+    src = edge_array(draw, dt)
+    index = np.random.RandomState(ints(draw, 0, 2**16)).permutation(src.size).astype(np.int64)
+    inputs = {"input": np.ones(src.size, src.dtype), "index": index, "src": src}
+    return make_case(OP, inputs, {"dim": 0, "inplace": coin(draw)}, _label("edges", inputs))
+
+
+def boundary_cases():
+    """Targeted boundary cases (suites/strategies/boundary.py): one small case per class the draw may miss."""
+    out = [
+        _c(OP, "self (0, 3), index (0, 2), dim 0: an empty axis", {
+            "input": np.zeros((0, 3), F32), "index": np.zeros((0, 2), I64), "src": np.zeros((0, 2), F32)},
+           {"dim": 0, "inplace": False}),
+        _c(OP, "self (0, 3), index (0, 2), dim 1, in place", {
+            "input": np.zeros((0, 3), F32), "index": np.zeros((0, 2), I64), "src": np.zeros((0, 2), F32)},
+           {"dim": 1, "inplace": True}),
+    ]
+    for dt in ("float16", "bfloat16", "float32"):
+        for key, v in tie_values(dt).items():
+            for inplace in (False, True):
+                out.append(_c(OP, f"{dt} self, value {v!r} ({key})", {
+                    "input": np.zeros((2, 3), dtype_from_name(dt)), "index": np.array([[1], [2]], I64)},
+                    {"dim": 1, "inplace": inplace, "value": v}))
+    for dt in FLOATS:       # the edges of each float dtype moved from src into self, every bit kept
+        e = float_edges(dt)
+        perm = np.arange(e.size, dtype=I64)[::-1].copy()
+        out.append(_c(OP, f"{dt} src edges, reversed into self", {
+            "input": np.ones(e.size, e.dtype), "index": perm, "src": e}, {"dim": 0, "inplace": False}))
+    return out
+
+
 FAMILIES = {
     "rule": rule(), "value": value_form(), "zero_d": zero_d(), "empty": empty(), "duplicates": duplicates(),
     "out_of_range": out_of_range(), "ndim": ndim_mismatch(), "size_src": index_larger_than_src(),
     "size_self": index_larger_than_self(), "int32_index": int32_index(), "bad_dim": bad_dim(),
     "src_dtype": src_dtype(),
+    "boundary": scatter_boundary(),
 }
 CORPUS_DRAWS = {"rule": 150, "value": 70}      # the wide families
 

@@ -3,14 +3,17 @@ examples, its documented errors, and generated forms."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from hypothesis import strategies as st
 
-from contract.dtypes import dtype_from_name, dtype_name
+from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 
+from oracle.boundary import neighbours
 from ..doc_examples import doc_example
 from ..error_cases import error_case
+from .boundary import F64, I64, arr as _arr, boundary_case as _c, edge_array, float_edges, int_edges, label as _label
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, shapes, weighted_dtypes
 
 OP = "scatter_nd_add"
@@ -185,11 +188,66 @@ def bad_index_rank(draw):
     return _case(array_of(draw, dt, xshape), idx, upd, note)
 
 
+# ---- boundary: values a dtype must round, dtype edges (oracle/*.DOMAIN) ------------------------
+
+
+@st.composite
+def scatter_nd_add_boundary(draw):
+    idx_dt = pick(draw, (np.int32, np.int64))
+    if coin(draw):
+        # x[i] + u whose exact sum lies on a tie (or between): one update per element, so the sum rounds once
+        dt = pick(draw, FLOATS)
+        scale = Fraction(2) ** ints(draw, -3, 3)
+        lo, hi = neighbours(dt, scale * (1 + Fraction(1, 2**60)))     # x = scale and the next value up
+        step = hi - lo
+        u = step * pick(draw, (0.5, 1.5, 0.25))
+        x = np.array([lo, hi], np.float64).astype(dtype_from_name(dt))
+        upd = np.array([u, -u if coin(draw) else u], np.float64).astype(dtype_from_name(dt))
+        inputs = {"x": x, "indices": np.array([[0], [1]], idx_dt), "updates": upd}
+        return make_case(OP, inputs, {}, _label("sums on ties", inputs))
+    dt = pick(draw, FLOATS + INTS)
+    x = edge_array(draw, dt)
+    k = ints(draw, 1, x.size)
+    rows = np.random.RandomState(ints(draw, 0, 2**16)).permutation(x.size)[:k]
+    upd = edge_array(draw, dt)[:k]
+    inputs = {"x": x, "indices": rows.reshape(k, 1).astype(idx_dt), "updates": upd}
+    return make_case(OP, inputs, {}, _label("edges", inputs))
+
+
+def boundary_cases():
+    """Targeted boundary cases (suites/strategies/boundary.py): one small case per class the draw may miss."""
+    out = [
+        _c(OP, "x (0, 3), indices (0, 1), updates (0, 3): an empty axis", {
+            "x": np.zeros((0, 3), F32), "indices": np.zeros((0, 1), I32), "updates": np.zeros((0, 3), F32)},
+           {"use_locking": False}),
+        _c(OP, "float64 0.1 + 0.2 (the exact sum needs rounding)", {
+            "x": np.array([0.1, 0.0], F64), "indices": np.array([[0]], I64), "updates": np.array([0.2], F64)}, {}),
+    ]
+    for dt in FLOATS:
+        # 1 + half a spacing and (1 + a spacing) + half a spacing: exact ties of the sum, even down and up
+        one = np.array(1.0, dtype=np.float64).astype(dtype_from_name(dt))
+        lo, hi = neighbours(dt, float(one) + 2.0 ** -(1 + {"float16": 10, "bfloat16": 7, "float32": 23,
+                                                          "float64": 52}[dt]))
+        half = (hi - lo) / 2
+        out.append(_c(OP, f"{dt} x[i] + half a spacing: sums on a tie, even down and up", {
+            "x": _arr([lo, hi, 0.0], dt), "indices": np.array([[0], [1]], I32), "updates": _arr([half, half], dt)},
+            {"use_locking": False}))
+        e = float_edges(dt)
+        out.append(_c(OP, f"{dt} edges in x and updates (subnormal, max, -0.0, NaN payload)", {
+            "x": e, "indices": np.array([[5], [0]], I64), "updates": np.concatenate([e[[0]], e[[6]]])}, {}))
+    for dt in ("int8", "int16"):
+        e = int_edges(dt)
+        out.append(_c(OP, f"{dt} min/max in x, +1 at the zero", {
+            "x": e, "indices": np.array([[2]], I32), "updates": np.array([1], e.dtype)}, {}))
+    return out
+
+
 FAMILIES = {
     "rule": rule(), "duplicates": duplicates(), "whole_x": whole_x(), "empty": empty(),
     "index_dtype": index_dtype(), "dtype": dtype_mismatch(), "convert": dtype_mismatch(lossy=True),
     "locking": locking(), "updates_shape": updates_shape(), "out_of_range": out_of_range(),
     "bad_index_rank": bad_index_rank(),
+    "boundary": scatter_nd_add_boundary(),
 }
 CORPUS_DRAWS = {"rule": 120, "duplicates": 60}      # the wide families
 

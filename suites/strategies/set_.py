@@ -14,10 +14,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from contract.dtypes import dtype_name
+from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 
+from oracle.boundary import NARROW, tie_values
 from ..doc_examples import doc_example
 from ..error_cases import error_case
+from .boundary import ROUNDED, boundary_case as _c, edge_array, float_edges, int_edges, label as _label, rounded_value
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, weighted_dtypes
 
 OP = "set_"
@@ -148,6 +150,7 @@ def zero_stride_large(draw):
 
 
 # ---- documented errors --------------------------------------------------------------
+
 
 def _err_base(draw, kind=None, dt=None):
     target = _target(draw, dt)
@@ -308,6 +311,80 @@ def dtype_differs(draw):
     return _case(target, params, f"{sdt} source into {tdt} self", array_of(draw, sdt, (length,)))
 
 
+# ---- boundary: values a dtype must round, dtype edges (oracle/*.DOMAIN) ------------------------
+
+
+@st.composite
+def set_boundary(draw):
+    if coin(draw):
+        dt = pick(draw, ROUNDED)
+        v = rounded_value(draw, dt, double=dt not in NARROW)     # the probe is fill_'s conversion, not set_'s
+        n = ints(draw, 1, 4)
+        inputs = {"target": np.zeros(n, dtype_from_name(dt)), "source": np.zeros(n, dtype_from_name(dt))}
+        kind = pick(draw, ("storage", "tensor"))
+        return make_case(OP, inputs, {"source_kind": kind, "probe": v},
+                         _label(f"fill {v!r} rounds", inputs))
+    dt = pick(draw, FLOATS + INTS)
+    source = edge_array(draw, dt)
+    inputs = {"target": np.zeros(source.size, source.dtype), "source": source}
+    probe = 7 if dt in INTS else 2.0
+    params = {"source_kind": pick(draw, ("storage", "tensor")), "probe": probe}
+    if coin(draw):      # a view that ends on the storage's last element: offset 1, the rest of the storage
+        params.update(storage_offset=1, size=[source.size - 1], stride=[1])
+        inputs["target"] = np.zeros(source.size - 1, source.dtype)
+    return make_case(OP, inputs, params, _label("edges", inputs))
+
+
+def boundary_cases():
+    """Targeted boundary cases (suites/strategies/boundary.py): one small case per class the draw may miss."""
+    ar = lambda n, dt=F32: np.arange(n, dtype=dt)      # noqa: E731
+    out = [
+        # size of exactly 8 dims (the documented maximum) must be accepted
+        _c(OP, "set_(storage arange(3), size=[1]*8, stride=[1]*8): 8 dims", {
+            "target": np.zeros((1,) * 8, F32), "source": ar(3)},
+           {"source_kind": "storage", "storage_offset": 0, "size": [1] * 8, "stride": [1] * 8, "probe": 7.0}),
+        _c(OP, "set_(tensor arange(4), size=[2,1,1,1,1,1,1,2]): 8 dims, default stride", {
+            "target": np.zeros((2, 1, 1, 1, 1, 1, 1, 2), F32), "source": ar(4)},
+           {"source_kind": "tensor", "size": [2, 1, 1, 1, 1, 1, 1, 2], "probe": 7.0}),
+        _c(OP, "set_(storage arange(4), storage_offset=1, size=[1]*7+[2], stride=[1]*8): 8 dims, fits exactly",
+           {"target": np.zeros(2, F32), "source": ar(4)},
+           {"source_kind": "storage", "storage_offset": 1, "size": [1] * 7 + [2], "stride": [1] * 8, "probe": 7.0}),
+        # with a size and no stride the strides are row-major
+        _c(OP, "set_(tensor arange(6), size=[2, 3]): row-major default stride", {
+            "target": np.zeros((2, 3), F32), "source": ar(6)}, {"source_kind": "tensor", "size": [2, 3], "probe": 7.0}),
+        _c(OP, "set_(storage arange(6), size=[3, 2]): row-major default stride", {
+            "target": np.zeros((3, 2), F32), "source": ar(6)}, {"source_kind": "storage", "size": [3, 2], "probe": 7.0}),
+        _c(OP, "set_(tensor arange(6), storage_offset=0, size=[2, 3]): row-major default stride", {
+            "target": np.zeros((2, 3), F32), "source": ar(6)},
+           {"source_kind": "tensor", "storage_offset": 0, "size": [2, 3], "probe": 7.0}),
+        _c(OP, "set_(storage arange(6), storage_offset=0, size=[3, 2]): row-major default stride", {
+            "target": np.zeros((3, 2), F32), "source": ar(6)},
+           {"source_kind": "storage", "storage_offset": 0, "size": [3, 2], "probe": 7.0}),
+        _c(OP, "set_(storage arange(6), 0, [2, 3], [3, 1]): the row-major stride written out", {
+            "target": np.zeros((2, 3), F32), "source": ar(6)},
+           {"source_kind": "storage", "storage_offset": 0, "size": [2, 3], "stride": [3, 1], "probe": 7.0}),
+        _c(OP, "set_(storage arange(6), 1, [2, 2], [3, 1]): offset 1, the view ends on the last element", {
+            "target": np.zeros(4, F32), "source": ar(6)},
+           {"source_kind": "storage", "storage_offset": 1, "size": [2, 2], "stride": [3, 1], "probe": 7.0}),
+    ]
+    for dt in ("float16", "bfloat16", "float32"):
+        for key, v in tie_values(dt).items():
+            if key == "double":     # the probe is the harness's fill_, not set_'s own conversion
+                continue
+            out.append(_c(OP, f"set_({dt} storage), then fill_({v!r}) ({key})", {
+                "target": np.zeros(3, dtype_from_name(dt)), "source": np.zeros(3, dtype_from_name(dt))},
+                {"source_kind": "storage", "probe": v}))
+    for dt in FLOATS:
+        e = float_edges(dt)
+        out.append(_c(OP, f"set_(tensor of {dt} edges): self sees every bit", {
+            "target": np.zeros(e.size, e.dtype), "source": e}, {"source_kind": "tensor", "probe": 2.0}))
+    for dt in ("int16", "int8"):
+        e = int_edges(dt)
+        out.append(_c(OP, f"set_(storage of {dt} min/max)", {"target": np.zeros(4, e.dtype), "source": e},
+                      {"source_kind": "storage", "probe": 7}))
+    return out
+
+
 FAMILIES = {
     "empty": empty(), "storage": storage(), "storage_view": storage_view(), "tensor": tensor(),
     "tensor_view": tensor_view(), "zero_stride_large": zero_stride_large(), "type": wrong_types(),
@@ -315,6 +392,7 @@ FAMILIES = {
     "negsize": negative_size(), "negstride": negative_stride(), "rank": rank_mismatch(),
     "maxdim": too_many_dims(), "noncontig": noncontiguous_source(), "dtype": dtype_differs(),
     "device": other_device(),
+    "boundary": set_boundary(),
 }
 CORPUS_DRAWS = {"storage_view": 60, "tensor": 50, "tensor_view": 50}      # the wide families
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from contract.dtypes import dtype_name
+from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 from oracle.setitem import decode_key, key_text
 
 from ..doc_examples import doc_example
 from ..error_cases import error_case
+from .boundary import boundary_case as _c, edge_array, float_edges, label as _label
 from .common import (array_of, coin, int_range, ints, make_case, pick, shape_of, shape_text, shapes,
                      unique_along, weighted_dtypes)
 
@@ -332,12 +333,63 @@ def value_dtype(draw):
     return _case(array_of(draw, dt, shape), sl(), f"{vdt} v", value=value)
 
 
+# ---- boundary: values a dtype must round, dtype edges (oracle/*.DOMAIN) ------------------------
+
+
+@st.composite
+def setitem_edges(draw):
+    dt = pick(draw, FLOATS + INTS)
+    value = edge_array(draw, dt)
+    start = ints(draw, 0, 2)
+    target = np.zeros(value.size + start, dtype_from_name(dt))
+    key = {"slice": [start, None, None]} if start or coin(draw) else {"slice": [None, None, None]}
+    inputs = {"target": target, "value": value}
+    return make_case(OP, inputs, {"key": key}, _label("edges moved", inputs))
+
+
+def _sl(start=None, stop=None, step=None):
+    return {"slice": [start, stop, step]}
+
+
+def boundary_cases():
+    """Targeted boundary cases (suites/strategies/boundary.py): one small case per class the draw may miss."""
+    z4 = np.zeros(4, F32)
+    v = np.array([1, 2, 3], F32)
+    out = [
+        _c(OP, "a[1:3:1] = b: step 1 written out (the default)", {"target": z4, "value": v[:2]},
+           {"key": _sl(1, 3, 1)}),
+        _c(OP, "a[0:2:1, 1:] = b: step 1 written out, 2-d", {"target": np.zeros((3, 3), F32),
+                                                                  "value": np.ones((2, 2), F32)},
+           {"key": {"tuple": [_sl(0, 2, 1), _sl(1)]}}),
+        _c(OP, "a[:-1] = b: open start, negative stop", {"target": z4, "value": v}, {"key": _sl(None, -1)}),
+        _c(OP, "a[5:] = b on 4 elements: start one past the end (SI-GAP-RANGE)",
+           {"target": z4, "value": np.zeros(0, F32)}, {"key": _sl(5)}),
+        _c(OP, "a[()] = 5 on a 0-d int32 target: the empty key", {"target": np.array(3, I32)},
+           {"key": {"tuple": []}, "value": 5}),
+        _c(OP, "a[0:indices] = values with index 4 on 4 rows (one past)",
+           {"target": np.zeros((4, 4), F32), "indices": np.array([[0, 1, 2, 4]], I32),
+            "value": np.full((1, 4), 10, F32)}, {"key": {"slice": [0, {"tensor": "indices"}, None]}}),
+        _c(OP, "a[0:indices] = values with index -1", {"target": np.zeros((4, 4), F32),
+                                                               "indices": np.array([[0, -1, 2, 3]], I32),
+                                                               "value": np.full((1, 4), 10, F32)},
+           {"key": {"slice": [0, {"tensor": "indices"}, None]}}),
+    ]
+    for dt in FLOATS:       # data movement keeps every bit: the edges of each float dtype, moved whole
+        e = float_edges(dt)
+        out.append(_c(OP, f"a[:] = {dt} edges (subnormal, max, -0.0, NaN payload)",
+                      {"target": np.zeros(e.shape, e.dtype), "value": e}, {"key": _sl()}))
+        out.append(_c(OP, f"a[1:] = {dt} edges (assembled at 1)",
+                      {"target": np.zeros(e.size + 1, e.dtype), "value": e}, {"key": {"tuple": [_sl(1)]}}))
+    return out
+
+
 FAMILIES = {
     "full": full(), "zero_d": zero_d(), "assemble": assemble(), "mixed": mixed(), "negative": negative(),
     "ellipsis": ellipsis(), "single": single(), "int_row": int_row(), "scatter": scatter_form(),
     "step": step(), "bool": bool_key(), "tensor_index": tensor_index(), "float_scalar": float_scalar(),
     "mixed_n": mixed_ndim_mismatch(), "region_gap": region_gap(), "empty_region": empty_region(),
     "out_of_range": out_of_range(), "value_dtype": value_dtype(),
+    "boundary": setitem_edges(),
 }
 CORPUS_DRAWS = {"assemble": 60, "mixed": 60, "ellipsis": 50}      # the wide families
 
