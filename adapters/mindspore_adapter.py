@@ -35,6 +35,8 @@ class MindsporeAdapter(PinnedAdapter):
     constructions = (convert.TENSOR, convert.FROM_NUMPY)
     package = "mindspore"
     pin = PIN
+    # it needs NumPy 1.x: an environment of its own, where its worker runs (adapters/environments.py)
+    where = f"bash scripts/setup.sh builds .venv-mindspore with mindspore {PIN} on NumPy 1.x"
 
     def __init__(self):
         self._ms = None
@@ -43,7 +45,8 @@ class MindsporeAdapter(PinnedAdapter):
     def environment_problem(self) -> tuple:
         import numpy
         if int(numpy.__version__.split(".")[0]) >= 2:
-            return False, f"mindspore {PIN} needs NumPy 1.x; NumPy {numpy.__version__} is installed"
+            return False, (f"mindspore {PIN} needs NumPy 1.x; NumPy {numpy.__version__} is installed "
+                           f"(run it under another Python: --python mindspore=PATH, docs/CLI.md)")
         return True, ""
 
     def setup(self) -> None:

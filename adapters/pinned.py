@@ -10,6 +10,7 @@ from .base import Adapter
 class PinnedAdapter(Adapter):
     package = ""        # the import and distribution name
     pin = ""            # the release the adapter was verified against ("2.13.0" admits "2.13.0+cpu")
+    where = ""          # how to get it, when not `pip install package==pin` in this environment
 
     def version(self) -> str:
         ok, _ = self.available()
@@ -17,7 +18,8 @@ class PinnedAdapter(Adapter):
 
     def available(self) -> tuple:
         if importlib.util.find_spec(self.package) is None:
-            return False, f"package {self.package!r} is not installed (pip install {self.package}=={self.pin})"
+            return False, (f"package {self.package!r} is not installed "
+                           f"({self.where or f'pip install {self.package}=={self.pin}'})")
         try:
             v = version(self.package)
         except PackageNotFoundError:

@@ -4,7 +4,9 @@ Both handles offer the same interface: `name`, `version`, `execution`,
 `available`, `reason`, `ops`, `run(case, timeout=None) -> Outcome`,
 `submit(case)` / `collect()`, `native_api(op, case)`, `repro(case)`,
 `abort()`, `close()`.  `probe(spec)` asks a worker about an adapter without
-importing it here: the candidate's code runs in workers only.
+importing it here: the candidate's code runs in workers only.  A worker runs
+under the interpreter it is given (`python`: adapters.environments chooses it,
+e.g. .venv-mindspore for mindspore); its hello says which, and its NumPy.
 
 The worker handle restarts the worker lazily after a crash or a timeout, turns
 a death by signal into a CRASHED outcome carrying the signal and a hang into
@@ -33,6 +35,7 @@ from typing import Optional, Protocol
 
 from . import proctree, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
+from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo
 from .worker import read_capped
 
@@ -199,9 +202,7 @@ class WorkerHandle:
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
         env = dict(os.environ)
-        # The worker sees the modules this process sees, so module:Class specs resolve the same way.
-        paths = [_REPO_ROOT, os.getcwd(), *[os.path.abspath(p) for p in sys.path if p]]
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env["PYTHONPATH"] = os.pathsep.join(_worker_path(self.python))
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
@@ -244,7 +245,8 @@ class WorkerHandle:
                 why = clean_text(str(head.get("message", head.get("type"))), 4000)
             tail = self._stderr()
             self._stop()
-            err = AdapterError(f"adapter {self.spec!r} failed to start: {why}" + (f"\n{tail}" if tail else ""))
+            under = "" if is_this_interpreter(self.python) else f" under {self.python}"
+            err = AdapterError(f"adapter {self.spec!r} failed to start{under}: {why}" + (f"\n{tail}" if tail else ""))
             err.reason = why
             raise err
         for k in ("name", "version", "reason", "execution"):
@@ -576,6 +578,33 @@ class _Item:
     data: bytes                     # the encoded request
     limit: float                    # seconds the worker gets once it starts on it
     sent_at: Optional[float] = None
+
+
+def _worker_path(python) -> list:
+    """PYTHONPATH for a worker: this checkout first, so the worker side imports from it.
+
+    Under this interpreter the worker sees every module this process sees, so module:Class specs
+    resolve the same way.  Under another one (adapters.environments), only the folders that belong to
+    no installation (the working directory, PYTHONPATH, a vendor's checkout): this environment's
+    site-packages and standard library would shadow the other's own (its NumPy, its Python's modules)."""
+    paths = [_REPO_ROOT, os.getcwd()]
+    same = is_this_interpreter(python)
+    for p in sys.path:
+        if p and (same or not _installed(os.path.abspath(p))):
+            paths.append(os.path.abspath(p))
+    return list(dict.fromkeys(paths))
+
+
+def _installed(path) -> bool:
+    import site
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    try:
+        roots.add(site.getusersitepackages())
+    except AttributeError:      # a site module without user site-packages (embedded Pythons)
+        pass
+    parts = path.split(os.sep)
+    return ("site-packages" in parts or "dist-packages" in parts
+            or any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots if r))
 
 
 def _write_all(fd, data, deadline):

@@ -105,9 +105,23 @@ def info(spec: str, python: str = None) -> AdapterInfo:
     return probe(spec, python=python)
 
 
-def available_adapters() -> list:
-    """info() of every known adapter, sorted by name; the workers are asked side by side."""
+def available_adapters(pythons=None, cwd=None) -> list:
+    """info() of every known adapter, sorted by name, each asked under the interpreter that runs it
+    (adapters.environments: `pythons` from --python, conform.toml, pyproject.toml, setup.sh's
+    environments); the workers are asked side by side.  An interpreter that cannot serve makes its
+    adapter unavailable, with the reason; a config file that cannot be read raises InterpreterError."""
     from concurrent.futures import ThreadPoolExecutor
+
+    from .environments import InterpreterError, configured, interpreter_for
     names = sorted(known())
+    files = configured(cwd)
+
+    def one(name):
+        try:
+            python = interpreter_for(name, pythons, files=files)
+        except InterpreterError as e:
+            return AdapterInfo(name, resolve(name), "", False, str(e))
+        return info(name, python)
+
     with ThreadPoolExecutor(max_workers=max(1, min(len(names), 4))) as ex:
-        return list(ex.map(info, names))
+        return list(ex.map(one, names))

@@ -9,6 +9,7 @@ hash is in docs/CERTIFY.md; conform/verify.py recomputes them.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_USAGE
@@ -27,16 +28,22 @@ class CertifyError(RuntimeError):
 
 
 def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False, case_timeout=None, resume=False,
-            jobs=1) -> dict:
+            jobs=1, python=None) -> dict:
     """Run the claimed ops' cases of the corpus (default: the shipped one) on one adapter; write
-    out_dir/results.jsonl, report.html, summary.json and certificate.json; return the certificate."""
+    out_dir/results.jsonl, report.html, summary.json and certificate.json; return the certificate.
+
+    `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses)."""
     from reports.certify import write_certificate
-    info = probe_adapter(adapter_spec)
+    pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
+    if pythons and in_process:
+        raise CertifyError("--python and --in-process exclude each other: an in-process adapter runs "
+                           "in this interpreter", EXIT_USAGE)
+    info = probe_adapter(adapter_spec, pythons, in_process)
     claims = claimed_ops(info, ops)
     identity = info.identity
     out = Path(out_dir)
     result = runner.run([adapter_spec], corpus=corpus, out_dir=str(out), case_timeout=case_timeout, jobs=jobs,
-                        in_process=in_process, profile=PROFILE, resume=resume, ops=claims)
+                        in_process=in_process, profile=PROFILE, resume=resume, ops=claims, pythons=pythons)
     if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
         raise CertifyError(result.message or f"the run stopped with exit code {result.exit_code}", result.exit_code)
     if not Path(result.results_path).is_file():
@@ -44,12 +51,18 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
     return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity)
 
 
-def probe_adapter(spec):
+def probe_adapter(spec, pythons=None, in_process=False):
     """What the adapter's worker says of it (adapters.pool.probe, with its identity), available; else
     CertifyError(EXIT_ADAPTER) before any corpus is read or folder made.  The candidate's module is
-    imported in the worker only."""
+    imported in the worker only, under the interpreter the run gives it (adapters.environments;
+    in-process: this one)."""
+    from adapters.environments import InterpreterError, interpreter_for
     from adapters.pool import probe
-    info = probe(spec, identify=True)
+    try:
+        python = None if in_process else interpreter_for(spec, pythons)
+    except InterpreterError as e:
+        raise CertifyError(str(e), e.exit_code) from None
+    info = probe(spec, python=python, identify=True)
     if not info.available:
         raise CertifyError(f"adapter {spec!r} is not available: {info.reason}")
     if not info.identity or "error" in info.identity:

@@ -78,9 +78,11 @@ def build_parser():
                    help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
                         "and report cases whose verdict or values change (DIR/construction.json)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per (adapter, op, failure group)")
+    _python_option(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
+    _python_option(p)
     p.set_defaults(func=cmd_adapters)
 
     from oracle.registry import ops as registered_ops
@@ -97,6 +99,8 @@ def build_parser():
     p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
     p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML of the certification run")
+    p.add_argument("--python", metavar="PATH", help="run the adapter's worker under this interpreter "
+                   "(default: conform.toml, pyproject.toml or setup.sh's environment for it: docs/CLI.md)")
     p.set_defaults(func=cmd_certify)
 
     p = sub.add_parser("verify", help="re-check a certificate: its hashes, and a sample of its cases re-run")
@@ -120,10 +124,35 @@ def build_parser():
     return parser
 
 
+def _python_option(p):
+    p.add_argument("--python", action="append", metavar="NAME=PATH",
+                   help="run adapter NAME's worker under the interpreter PATH (repeatable; "
+                        "also set in conform.toml or pyproject.toml: docs/CLI.md)")
+
+
+def _pythons(args):
+    """{NAME: PATH} from --python, or an exit code after printing why not."""
+    from adapters.environments import InterpreterError, parse_option
+    try:
+        return parse_option(args.python)
+    except InterpreterError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+
+
 def cmd_adapters(args) -> int:
+    from adapters.environments import InterpreterError, is_this_interpreter
     from adapters.registry import available_adapters
-    rows = [(i.name, i.version or "-", "yes" if i.available else "no", i.reason or "", i.spec)
-            for i in available_adapters()]
+    pythons = _pythons(args)
+    if isinstance(pythons, int):
+        return pythons
+    try:
+        infos = available_adapters(pythons)
+    except InterpreterError as e:       # a conform.toml or pyproject.toml that cannot be read
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    rows = [(i.name, i.version or "-", "yes" if i.available else "no", i.reason or "",
+             i.spec + ("" if is_this_interpreter(i.python or None) else f"  (python: {i.python})")) for i in infos]
     widths = [max(len(r[c]) for r in rows + [("adapter", "version", "available", "", "")]) for c in range(3)]
     print(f"{'adapter':<{widths[0]}}  {'version':<{widths[1]}}  {'available':<{widths[2]}}  source / reason")
     for name, ver, ok, reason, spec in rows:
@@ -133,6 +162,9 @@ def cmd_adapters(args) -> int:
 
 def cmd_run(args) -> int:
     specs = args.adapter or []      # none named: the session runs every available adapter
+    pythons = _pythons(args)
+    if isinstance(pythons, int):
+        return pythons
     bar = Progress(sys.stderr)
     # SIGTERM (a CI cancel) stops like Ctrl-C: the results so far stay, --resume continues.
     old = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -140,7 +172,8 @@ def cmd_run(args) -> int:
         result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
-                            expectations_dir=args.expectations, construction_check=args.construction_check)
+                            expectations_dir=args.expectations, construction_check=args.construction_check,
+                            pythons=pythons)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()
@@ -193,7 +226,7 @@ def cmd_certify(args) -> int:
     from .certify import CertifyError, certify
     try:
         cert = certify(args.adapter, args.out, ops=args.op, corpus=args.corpus, in_process=args.in_process,
-                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs)
+                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python)
     except CertifyError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code

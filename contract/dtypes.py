@@ -71,30 +71,48 @@ def holds(dt, v) -> bool:
     # float dtypes: any finite value rounds to the nearest; one that rounds to inf overflowed
     if isinstance(v, float) and not math.isfinite(v):
         return True
-    with np.errstate(over="ignore"):
-        return bool(np.isfinite(np.array(v, dtype=np.float64).astype(dt)))
+    return bool(np.isfinite(cast(np.array(v, dtype=np.float64), dt)))
 
 
 def to_dtype(dt, v) -> np.ndarray:
-    """The 0-d array of `v` in `dt` (round to nearest, ties to even, for floats). Call `holds` first for ints."""
+    """The 0-d array of `v` in `dt` (round to nearest, ties to even, for floats: once, bfloat16 too). Call
+    `holds` first for ints."""
+    if is_float(dt):
+        return cast(np.array(float(v), dtype=np.float64), dt)
     with np.errstate(over="ignore", invalid="ignore"):
-        if dtype_name(dt) == "bfloat16":
-            return _to_bfloat16(float(v))
-        if is_float(dt):
-            return np.array(float(v), dtype=np.float64).astype(dt)
         return np.array(int(v), dtype=dt)
 
 
-def _to_bfloat16(v: float) -> np.ndarray:
-    # ml_dtypes casts float64 to bfloat16 through float32, rounding twice: 1 + 2**-8 + 2**-40 lands on the
-    # tie 1 + 2**-8 and then goes to 1.0, not to the nearer 1 + 2**-7.  Rounding to odd first (truncate to
-    # float32, then set the last bit if anything was cut off) keeps the information the second rounding needs.
-    f = np.array(v, dtype=np.float64).astype(np.float32)
-    if math.isfinite(v) and float(f) != v:
-        if abs(float(f)) > abs(v):
-            f = np.nextafter(f, np.float32(0), dtype=np.float32)
-        f = (np.asarray(f).view(np.uint32) | np.uint32(1)).view(np.float32)
-    return np.asarray(f).astype(BFLOAT16)
+def cast(a, dt) -> np.ndarray:
+    """`a.astype(dt)`, the same whatever the ml_dtypes release, wherever bfloat16 is involved.
+
+    ml_dtypes changed its bfloat16 casts between releases, and its release follows the NumPy major
+    (0.5: bfloat16 -> uint8 wraps, NaN -> int64 is INT64_MIN, int32 and float64 -> bfloat16 round twice,
+    through float32; 0.6 and later: clamp, 0, round once).  The oracle's answers must not depend on the
+    environment, so: bfloat16 -> an integer or bool is NumPy's cast of the same float32 (exact); anything
+    -> bfloat16 is rounded once, to nearest even (through float64, exact up to 2**53 for integers, then
+    _to_bfloat16).  Overflow gives inf, invalid casts NumPy's value, silently."""
+    a = np.asarray(a)
+    dt = _as_dtype(dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if a.dtype == BFLOAT16 and not is_float(dt):
+            return a.astype(np.float32).astype(dt)
+        if dt == BFLOAT16 and a.dtype != BFLOAT16:
+            return _to_bfloat16(a.astype(np.float64))
+        return a.astype(dt, copy=False)
+
+
+def _to_bfloat16(a: np.ndarray) -> np.ndarray:
+    """float64 -> bfloat16 rounded once to nearest even: round to odd into float32 first (24 bits hold
+    the 8 of bfloat16 and 2 more, so the second rounding, float32 -> bfloat16, which every ml_dtypes
+    release does to nearest even, cannot fall on a false tie)."""
+    f = a.astype(np.float32)
+    inexact = (f.astype(np.float64) != a) & np.isfinite(f)
+    even = (f.view(np.uint32) & 1) == 0
+    fix = inexact & even        # the other float32 around a is odd: take it
+    toward = np.where(a[fix] > f[fix], np.float32(np.inf), np.float32(-np.inf))
+    f[fix] = np.nextafter(f[fix], toward)
+    return f.astype(BFLOAT16)
 
 
 def is_number(v) -> bool:

@@ -175,6 +175,7 @@ def _apply_bounds(x, lo, hi, out):
         np.maximum(x, lo, out=out, casting="unsafe")
     elif hi is not None:
         np.minimum(x, hi, out=out, casting="unsafe")
+    kernels.zero_signs(x, lo, hi, out)
 
 
 def _nan_rules(x, lo, hi, op, clauses, fast=None):

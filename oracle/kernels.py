@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from contract.dtypes import is_float
+
 CHUNK = 1 << 16     # elements per block: a block's temporaries stay in the core's L2 cache
 LARGE = 1 << 15     # elements from which the op modules take a fast path (below it the plain one is as quick)
 # NumPy releases the GIL inside its loops, so independent parts of one large call run side by side, the way
@@ -107,6 +109,19 @@ def _part(b, i, j):
     return b if b.ndim == 0 else b[i:j]
 
 
+def zero_signs(x, lo, hi, out):
+    """The sign of a zero result of clip, by the formula read left to right: max(a, b) and min(a, b) keep
+    a where a == b (+0.0 against -0.0).  The document leaves that sign open (reported, not failed); fixing
+    it here keeps the answer the same on every NumPy (np.clip let the bound win such ties before NumPy 2).
+    Used by oracle.clip's plain formulation and by the fast path's plain blocks."""
+    zero = out == 0
+    if not (is_float(out.dtype) and zero.any()):
+        return
+    m = x if lo is None else np.where(x < lo, lo, x)
+    m = m if hi is None else np.where(m > hi, hi, m)
+    np.copyto(out, m, where=zero, casting="unsafe")
+
+
 def _plain_block(xc, loc, hic, oc, facts):
     """The op module's own formulation on one block (NaN present, or float16 bounds with NaN)."""
     with np.errstate(invalid="ignore"):
@@ -116,6 +131,7 @@ def _plain_block(xc, loc, hic, oc, facts):
             np.maximum(xc, loc, out=oc, casting="unsafe")
         else:
             np.minimum(xc, hic, out=oc, casting="unsafe")
+        zero_signs(xc, loc, hic, oc)
         nan_bound = np.zeros((), bool)
         for b, name in ((loc, "lo_nan"), (hic, "hi_nan")):
             if b is not None:
@@ -131,11 +147,15 @@ def _plain_block(xc, loc, hic, oc, facts):
 
 class _Wide:
     """float32/float64 blocks: NumPy's SIMD maximum and minimum (its clip has no SIMD loop), the NaN checks as
-    min reductions; a block with a NaN anywhere runs plain."""
+    min reductions; a block with a NaN anywhere runs plain.  SIMD maximum and minimum let one operand win a
+    tie of zeros (+0.0 against -0.0; which one is the CPU's choice), where the formula keeps its left operand
+    (zero_signs): where a bound can be a zero, the ties get the left operand back, found by one comparison
+    (a scalar bound that is not zero cannot tie with a zero)."""
 
     def __init__(self, lo, hi, size):
-        self.mask = np.empty(min(size, CHUNK), bool)
+        self.mask, self.mask2 = np.empty(min(size, CHUNK), bool), np.empty(min(size, CHUNK), bool)
         self.scalar_nan = any(b is not None and b.ndim == 0 and np.isnan(b) for b in (lo, hi))
+        self.lo_tie, self.hi_tie = (b is not None and bool(b.ndim or b == 0) for b in (lo, hi))
 
     def run(self, xc, loc, hic, oc, facts):
         if self.scalar_nan or np.isnan(np.min(xc)) or any(
@@ -144,11 +164,29 @@ class _Wide:
             return
         if loc is not None:
             np.maximum(xc, loc, out=oc)
+            if self.lo_tie and self._ties(xc, loc).any():
+                np.copyto(oc, xc, where=self.mask[:xc.size])        # max(x, lo) keeps x on a tie
         if hic is not None:
-            np.minimum(xc if loc is None else oc, hic, out=oc)
+            r = xc if loc is None else oc
+            kept = None
+            if self.hi_tie and self._ties(r, hic).any():
+                tie = np.flatnonzero(self.mask[:xc.size])
+                kept = tie, r[tie]
+            np.minimum(r, hic, out=oc)
+            if kept is not None:
+                oc[kept[0]] = kept[1]                               # min(r, hi) keeps r on a tie
         if loc is not None and hic is not None and not facts.lo_gt_hi:
             gt = np.greater(loc, hic, out=self.mask[:xc.size]) if (loc.ndim or hic.ndim) else loc > hic
             facts.lo_gt_hi = bool(gt.any())
+
+
+    def _ties(self, a, b):
+        """self.mask: where a and b are both zeros (b a zero scalar or an array); b is read only where a
+        has a zero at all."""
+        m = np.equal(a, 0, out=self.mask[:a.size])
+        if b.ndim and m.any():
+            np.logical_and(m, np.equal(b, 0, out=self.mask2[:a.size]), out=m)
+        return m
 
 
 class _Half:

@@ -11,7 +11,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
-from contract.dtypes import dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import cast, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
 from .errors import Open, SpecError, Unspecified
 from contract.expectation import CHOICES, EXACT, ExpectedArray
@@ -81,7 +81,7 @@ def _values(self_, index, src, value, value_form, op):
     if src.dtype != self_.dtype:
         op.note("SC-GAP-DTYPE", f"src dtype {src.dtype} differs from self {self_.dtype}")
     with np.errstate(all="ignore"):     # the natural value of a mismatched src dtype is NumPy's cast
-        return src[tuple(slice(0, n) for n in index.shape)].astype(self_.dtype, copy=False)
+        return cast(src[tuple(slice(0, n) for n in index.shape)], self_.dtype)
 
 
 def _targets(shape, dim, index):

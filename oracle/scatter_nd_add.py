@@ -12,7 +12,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
-from contract.dtypes import dtype_name, is_float
+from contract.dtypes import cast, dtype_name, is_float
 from . import kernels
 from .errors import Open, SpecError
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
@@ -116,7 +116,7 @@ def _float_sum(x2, rows, u2, counts):
     sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
         s = np.add(sums[0], x2.reshape(-1), out=sums[0])   # x widened by the add itself: no float64 copy of x
-        value = s.astype(dt).reshape(x2.shape)
+        value = cast(s, dt).reshape(x2.shape)
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
     k = counts if cols == 1 else np.repeat(counts, cols)
@@ -135,7 +135,7 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
     kernels.plus_zero(value)        # an element no update hits is x + 0.0: -0 becomes +0, as in the flat sum
     s = np.add(sums, x2[uniq], dtype=np.float64)
     with np.errstate(over="ignore"):
-        value[uniq] = s.astype(dt)
+        value[uniq] = cast(s, dt)
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
     hit = uniq[multi]

@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from typing import Optional
 
-from contract.dtypes import is_float, is_number, to_dtype
+from contract.dtypes import cast, is_float, is_number, to_dtype
 from .errors import Open, SpecError
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
@@ -199,9 +199,10 @@ def _check_view(target, kind, storage, src_view, offset, size, stride, clauses):
 
 
 def fill_value(dtype, probe):
-    """The probe as self's dtype holds it: a float rounds to nearest, ties to even (NumPy's own bfloat16 cast
-    goes through float32 and can round twice)."""
-    return to_dtype(dtype, probe) if is_float(dtype) and is_number(probe) else probe
+    """The probe as self's dtype holds it: into a float dtype it rounds to nearest, ties to even, once
+    (NumPy's own bfloat16 cast goes through float32 and can round twice); otherwise NumPy's cast of it as an
+    array (an int out of the dtype's range wraps on NumPy 1 and 2 alike; NumPy 2 refuses the Python int)."""
+    return to_dtype(dtype, probe) if is_float(dtype) and is_number(probe) else cast(np.asarray(probe), dtype)
 
 
 def solve(target, kind, storage, src_view, args, probe=None, other_device=False):

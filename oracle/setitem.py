@@ -19,7 +19,7 @@ from typing import Mapping
 import numpy as np
 
 from contract.codec import CodecError
-from contract.dtypes import dtype_name, holds, is_float, is_number, to_dtype
+from contract.dtypes import cast, dtype_name, holds, is_float, is_number, to_dtype
 from .errors import Open, SpecError, Unspecified
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
@@ -187,7 +187,7 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
                    for (kind, a, _), v in zip(axes, _per_axis(axes, value.shape)))
     shape = [1 if kind == "int" else v for (kind, _, _), v in zip(axes, _per_axis(axes, value.shape))]
     with np.errstate(all="ignore"):     # a mismatched dtype (SI-GAP-DTYPE) casts as NumPy does
-        out[region] = value.reshape(shape).astype(target.dtype, copy=False)
+        out[region] = cast(value.reshape(shape), target.dtype)
     return out
 
 
@@ -244,7 +244,7 @@ def _numpy_natural(target, key, value):
 
 def _numpy_assign(out, key, value):
     if isinstance(value, np.ndarray):
-        out[key] = value.astype(out.dtype)
+        out[key] = cast(value, out.dtype)
     elif is_number(value) and (is_float(out.dtype) or holds(out.dtype, value)):
         out[key] = to_dtype(out.dtype, value)
     else:

@@ -1,27 +1,51 @@
 #!/usr/bin/env bash
 # Installs everything the suite needs on a machine that has nothing but Python 3.11, pip and apt:
-# the virtual environment with every adapter's framework, Debian's chromium for the browser test,
-# and pypto's calculator (built once into a cache folder outside the repository).
+# the main virtual environment (.venv: the suite on NumPy 2, torch, pypto), an environment of its own for
+# each framework whose pinned release cannot run there (.venv-mindspore: mindspore 2.10.0 on NumPy 1.x),
+# Debian's chromium for the browser test, and pypto's calculator (built once into a cache folder outside
+# the repository). The adapters find their environment by themselves (adapters/environments.py).
 # Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 say() { printf '[setup] %s\n' "$*" >&2; }
 
-if [ ! -x .venv/bin/python ]; then
-    say "creating .venv with $($PY --version)"
-    "$PY" -m venv .venv
-fi
-say "installing tensor-conformance and the frameworks (torch 2.13.0 CPU, mindspore 2.10.0, pypto 0.2.0)"
-log=$(mktemp)
 # pip's output goes to a log shown only on failure: a clean install says nothing.
-if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e '.[all]'; } >"$log" 2>&1; then
-    cat "$log" >&2
+pip_install() {     # VENV ARGS...
+    local venv=$1 log start=$SECONDS
+    shift
+    log=$(mktemp)
+    if ! { "$venv/bin/python" -m pip install -q --upgrade pip && "$venv/bin/python" -m pip install -q "$@"; } >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        say "pip install into $venv failed (above)"
+        exit 1
+    fi
     rm -f "$log"
-    say "pip install failed (above)"
-    exit 1
+    say "$venv: $(( SECONDS - start )) s, $(du -sh "$venv" | cut -f1)"
+}
+
+venv() {            # VENV
+    if [ ! -x "$1/bin/python" ]; then
+        say "creating $1 with $($PY --version)"
+        "$PY" -m venv "$1"
+    fi
+}
+
+venv .venv
+say "installing tensor-conformance into .venv on NumPy 2 (torch 2.13.0 CPU, pypto 0.2.0)"
+# numpy>=2 also moves a .venv made before the main environment left NumPy 1 (and mindspore) behind.
+pip_install .venv -e '.[main]' 'numpy>=2,<3'
+if .venv/bin/python -m pip show -q mindspore >/dev/null 2>&1; then
+    say "removing mindspore from .venv (it runs in .venv-mindspore now)"
+    .venv/bin/python -m pip uninstall -q -y mindspore >/dev/null
 fi
-rm -f "$log"
+
+# mindspore 2.10.0 is compiled against NumPy 1.x: it gets an environment of its own, where its adapters'
+# workers run (and CI runs the oracle's tests under NumPy 1).
+venv .venv-mindspore
+say "installing mindspore 2.10.0 and tensor-conformance into .venv-mindspore on NumPy 1.x"
+pip_install .venv-mindspore -e '.[mindspore]'
 
 # The browser test drives a real chromium; only Debian's package works here (no browser downloads).
 if ! command -v chromium >/dev/null 2>&1; then

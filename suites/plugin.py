@@ -47,6 +47,8 @@ def pytest_addoption(parser):
                 help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
     g.addoption("--case-timeout", type=float, default=None, metavar="S", help="seconds per case in a worker")
     g.addoption("--in-process", action="store_true", default=False, help="run adapters in the pytest process")
+    g.addoption("--python", action="append", default=None, metavar="NAME=PATH",
+                help="run adapter NAME's worker under the interpreter PATH (repeatable; as `conform run --python`)")
 
 
 STATE = pytest.StashKey["PluginState"]()
@@ -98,10 +100,18 @@ class PluginState:
             try:        # the options are checked as conform run checks them (session.check_options)
                 self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=opt("expectations"),
                                            case_timeout=opt("case_timeout"), in_process=opt("in_process"),
-                                           profile=_profile_name(self.config))
+                                           profile=_profile_name(self.config), pythons=self.pythons())
             except SessionError as e:
                 raise pytest.UsageError(str(e)) from None
         return self._session
+
+    def pythons(self) -> dict:
+        """--python NAME=PATH as {NAME: PATH}; conform.toml and pyproject.toml are the session's to read."""
+        from adapters.environments import InterpreterError, parse_option
+        try:
+            return parse_option(self.config.getoption("python"))
+        except InterpreterError as e:
+            raise pytest.UsageError(str(e)) from None
 
     def _parts_dir(self):
         if self.parts is None:
@@ -121,6 +131,7 @@ class PluginState:
             check_options(opt("case_timeout"), 1, opt("expectations"))
         except SessionError as e:
             raise pytest.UsageError(str(e)) from None
+        self.pythons()      # a malformed --python, too
 
     def check_names(self):
         from adapters.registry import AdapterError, resolve
@@ -128,7 +139,7 @@ class PluginState:
             try:
                 resolve(spec)
             except AdapterError as e:
-                raise pytest.UsageError(f"--adapter: {e}" + _available_text()) from None
+                raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
 
     def selected(self) -> list:
         """The adapter specs under test (opened in their workers); a usage error says why one is not."""
@@ -136,7 +147,7 @@ class PluginState:
         try:
             return [h.spec for h in self.session.handles]
         except SessionError as e:
-            raise pytest.UsageError(f"--adapter: {e}" + _available_text()) from None
+            raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
 
     def handle(self, spec):
         return self.session.handle(spec)
@@ -200,9 +211,13 @@ class PluginState:
             terminalreporter.write_line(f"conform: {merged['cases']} results -> {merged['path']}")
 
 
-def _available_text() -> str:
+def _available_text(pythons=None) -> str:
+    from adapters.environments import InterpreterError
     from adapters.registry import available_adapters
-    infos = available_adapters()
+    try:
+        infos = available_adapters(pythons)
+    except InterpreterError:        # a config file that cannot be read: the error itself says so
+        return ""
     avail = [i.name for i in infos if i.available]
     others = [f"{i.name} ({i.reason})" for i in infos if not i.available]
     return (f"\navailable adapters: {', '.join(avail) or 'none'}" +

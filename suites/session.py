@@ -123,6 +123,22 @@ def adapter_meta(h) -> dict:
     return meta
 
 
+def _configured() -> dict:
+    """conform.toml's and pyproject.toml's interpreters (adapters.environments), read once per session;
+    a file that cannot be read is SessionError(EXIT_BAD_INPUT) naming it."""
+    from adapters.environments import InterpreterError, configured
+    try:
+        return configured()
+    except InterpreterError as e:
+        raise SessionError(str(e), e.exit_code) from None
+
+
+def _under(h) -> str:
+    from adapters.environments import is_this_interpreter
+    python = getattr(h, "python", None)
+    return "" if is_this_interpreter(python) else f" under {python}"
+
+
 def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     # Derived from what was run, so two runs of the same commit give identical files apart from timings.
     what = [corpus_hash, sorted((a["name"], a["version"]) for a in adapters_meta), shard, profile]
@@ -177,7 +193,13 @@ class RunSession:
         self.profile = profile
         self.k, self.n = parse_shard(shard)
         self.copies = 1 if in_process else max(1, int(copies or 1))   # in-process frameworks share one interpreter
+        # --python NAME=PATH; the rest as adapters.environments says (conform.toml, pyproject.toml, the
+        # environment setup.sh built for the adapter, else this interpreter).  In-process: this one.
         self.pythons = dict(pythons or {})
+        if self.pythons and in_process:
+            raise SessionError("--python and --in-process exclude each other: an in-process adapter runs "
+                               "in this interpreter", EXIT_USAGE)
+        self._files = None if in_process else _configured()
         self._expect = expect
         self.construction_check = construction_check
         self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
@@ -217,6 +239,10 @@ class RunSession:
                 resolve(spec)
             except AdapterError as e:
                 raise SessionError(str(e), EXIT_ADAPTER) from None
+        unknown = sorted(set(self.pythons) - set(specs))
+        if unknown:
+            raise SessionError(f"--python names {', '.join(unknown)}, which this run does not run "
+                               f"(adapters: {', '.join(specs)})", EXIT_USAGE)
         try:
             first = self._open_set(specs, select=True)
             if self.construction_check:     # every other way each adapter builds inputs, beside the default
@@ -248,22 +274,31 @@ class RunSession:
     def _open_set(self, specs, select):
         from adapters.pool import open_handle
         from adapters.registry import AdapterError, resolve
+        from adapters.environments import InterpreterError
+        from adapters.registry import split_construction
         handles = []
         try:
             for spec in specs:
+                # an adapter named on the command line (--adapter, or --python) must run; one only found may not
+                required = self.explicit or not select or split_construction(spec)[0] in self.pythons
                 try:        # the worker gets module:Class: what a name means is decided here, once
                     h = open_handle(resolve(spec), in_process=self.in_process, case_timeout=self.case_timeout,
-                                    memory_mb=self.memory_mb, **self._python_for(spec))
+                                    memory_mb=self.memory_mb, python=self.python_for(spec))
+                except InterpreterError as e:
+                    if required:
+                        raise SessionError(str(e), e.exit_code) from None
+                    self.skipped.append(f"{spec}: {e}")
+                    continue
                 except AdapterError as e:
-                    if self.explicit or not select:
+                    if required:
                         raise SessionError(str(e), EXIT_ADAPTER) from None
                     self.skipped.append(f"{spec}: {e}")
                     continue
                 h.spec = spec
                 if not h.available:
                     h.close()
-                    if self.explicit or not select:
-                        raise SessionError(f"adapter {spec!r} is not available: {h.reason}", EXIT_ADAPTER)
+                    if required:
+                        raise SessionError(f"adapter {spec!r} is not available{_under(h)}: {h.reason}", EXIT_ADAPTER)
                     self.skipped.append(f"{spec}: {h.reason}")
                     continue
                 handles.append(h)
@@ -273,9 +308,12 @@ class RunSession:
             raise
         return handles
 
-    def _python_for(self, spec) -> dict:
-        python = self.pythons.get(spec)
-        return {"python": python} if python and not self.in_process else {}
+    def python_for(self, spec):
+        """The interpreter of `spec`'s worker (None in-process); InterpreterError if it cannot serve."""
+        if self.in_process:
+            return None
+        from adapters.environments import interpreter_for
+        return interpreter_for(spec, self.pythons, files=self._files)
 
     @property
     def handles(self) -> list:

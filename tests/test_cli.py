@@ -87,7 +87,7 @@ def test_adapters_gives_the_reason_of_an_unavailable_one(monkeypatch, capsys):
     from adapters import registry
     from conform import cli
     fake = [registry.info("oracle"), registry.info("bad_adapters:Unavailable")]
-    monkeypatch.setattr(registry, "available_adapters", lambda: fake)
+    monkeypatch.setattr(registry, "available_adapters", lambda pythons=None: fake)
     assert cli.main(["adapters"]) == 0
     rows = _adapter_rows(capsys.readouterr().out)
     assert rows["oracle"][1] == "yes"

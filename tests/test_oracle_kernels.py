@@ -8,6 +8,7 @@ import pytest
 
 import importlib
 
+from contract.dtypes import cast
 from oracle import kernels
 
 clip_mod = importlib.import_module("oracle.clip")     # by name: `oracle.clip` is the function
@@ -152,8 +153,8 @@ def _sna_flat_formulation(x2, rows, u2, counts):
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
     s = x2.astype(np.float64).ravel() + np.bincount(flat, weights=w, minlength=x2.size)
-    with np.errstate(over="ignore"):
-        value = s.astype(dt).reshape(x2.shape)
+    with np.errstate(over="ignore"):     # the oracle's cast: float64 -> bfloat16 rounds once on every ml_dtypes
+        value = cast(s, dt).reshape(x2.shape)
     if not (counts > 1).any():
         return value, None
     k = (counts if cols == 1 else np.repeat(counts, cols)).astype(np.float64)
