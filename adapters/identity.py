@@ -13,6 +13,8 @@ import inspect
 import os
 import sys
 
+from contract.results import file_sha256
+
 
 def identify(cls) -> dict:
     """{"module", "class", "source_sha256", "package": {...} or None, "package_note"} of an adapter class."""
@@ -31,15 +33,6 @@ def source_file(cls) -> str:
         return inspect.getsourcefile(cls) or ""
     except TypeError:
         return getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
-
-
-def file_sha256(path) -> str:
-    """"sha256:" + hex SHA-256 of the file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return "sha256:" + h.hexdigest()
 
 
 def package_of(module: str, source: str):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import fcntl
 import json
 import os
@@ -316,3 +317,12 @@ def read_values(rec: dict, which: str = "actual_values", path="<results>", line=
         except CodecError as e:
             raise ResultsError(path, line, f"{which}[{k!r}]: {e}") from None
     return out
+
+
+def file_sha256(path) -> str:
+    """"sha256:" + hex SHA-256 of a file's exact bytes (docs/CERTIFY.md), read in bounded memory."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()

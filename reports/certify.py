@@ -18,6 +18,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from contract.results import file_sha256
+
 from . import model as M
 
 CERTIFICATE_VERSION = "1.1"
@@ -69,7 +71,7 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                 "finished": m.ends[-1].get("finished", "") if m.ends else "", "complete": m.complete,
                 "incomplete": m.incomplete},
         "results": {"file": results_path.name, "records": m.records,
-                    "results_sha256": results_sha256(results_path),
+                    "results_sha256": file_sha256(results_path),
                     "verdicts_sha256": verdicts_sha256(m.verdict_lines)},
         "totals": {v: totals.get(v, 0) for v in M.VERDICTS},
         "ops": {op: _op_entry(m, op, name) for op in ops},
@@ -117,13 +119,6 @@ def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
 
 # ---- the digests (byte formats: docs/CERTIFY.md) -----------------------------------------------------
 
-def results_sha256(path) -> str:
-    """sha256 of the file's exact bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return "sha256:" + h.hexdigest()
 
 
 def verdicts_sha256(verdict_lines) -> str:

@@ -32,13 +32,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
 
 # ---- helpers ----------------------------------------------------------------------------------
 
-def alive(pid):
-    """A process that exists and is not a zombie (a container's init may never reap the dead)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+from test_misbehaviour import alive  # noqa: E402  (one definition of a live, non-zombie process)
 
 
 # Workers and scratch folders this process already had before the test: in a whole-suite run the same
