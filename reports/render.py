@@ -145,6 +145,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "records": m.records, "duplicates": m.duplicates,
         "coverage_gaps": m.coverage_gaps(),
         "domain": domain_view(summary),
+        "incomplete": list(m.incomplete),
     }
 
 

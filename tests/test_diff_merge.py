@@ -224,6 +224,12 @@ def test_merge_refuses_an_incomplete_shard_set(tmp_path, capsys, what, kw, says)
     assert recs[-1]["complete"] is False and any(says in line for line in recs[-1]["incomplete"])
     m = build_model([out / "results.jsonl"], catalogue={})
     assert m.complete is False and any(says in line for line in m.incomplete)
+    # the report says so on its first screen, before the matrix
+    from markupsafe import escape      # the report's own escaping (jinja2's)
+    from reports.render import write_report
+    page = open(write_report([out / "results.jsonl"], tmp_path / "report")["report_html"], encoding="utf-8").read()
+    assert 'id="incomplete"' in page and page.index('id="incomplete"') < page.index('id="matrix"')
+    assert str(escape(says)) in page
     # and merging that merge again stays incomplete
     assert main(["merge", str(out / "results.jsonl"), "--out", str(tmp_path / "again")]) == EXIT_INCOMPATIBLE
 
