@@ -171,7 +171,9 @@ def test_generic_repro_imports_calls_in_order_and_checks(tmp_path):
     recs = run_corpus("repro_adapters:NumpyClip", clip, tmp_path)
     failing = [r for r in recs if r["verdict"] in REPRODUCED]
     kinds = {r["verdict"] for r in failing}
-    assert {"value-mismatch", "unexpected-error"} <= kinds, kinds
+    # numpy.clip's own failures differ between NumPy majors (1.x raises where 2.x returns): whichever kinds it
+    # has, a wrong value and a second kind of failure are there, and each kind's repro must reproduce
+    assert "value-mismatch" in kinds and len(kinds) >= 2, kinds
     first = failing[0]["repro"]
     assert "import numpy\n" in first and re.search(r"out = numpy\.clip\(x, \S", first), first
     for verdict in sorted(kinds):
