@@ -29,7 +29,7 @@ VERDICT_COLOURS = {
 }
 
 # The glossary's words.  The verdicts' are docs/DESIGN.md's table, which owns them (tests/test_report_words.py
-# keeps the two equal); the kinds' are those of ../shared/spec/CLAUSES.md.
+# keeps the two equal); the kinds' are those docs/SPEC.md explains.
 VERDICT_MEANINGS = {
     "pass": "the spec gives a value and the adapter returned it (by the comparison rule of each "
             "output: exact, within a derived bound, or one of the admissible choices); or the spec "
