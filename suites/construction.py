@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from adapters.registry import split_construction
+
 
 def base_name(adapter_name: str) -> str:
     """'torch@from_numpy' -> 'torch': a construction variant is the same candidate, with its expectations."""
-    return adapter_name.partition("@")[0]
+    return split_construction(adapter_name)[0]
 
 
 def answer(verdict) -> tuple:
@@ -62,7 +64,7 @@ def differences(case, verdicts) -> list:
     by_name = {v.adapter: v for v in verdicts}
     out = []
     for v in verdicts:
-        base, _, way = v.adapter.partition("@")
+        base, way = split_construction(v.adapter)
         if not way or base not in by_name:
             continue
         d = by_name[base]
