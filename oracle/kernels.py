@@ -68,10 +68,6 @@ def _key16(bits, out):
     return out
 
 
-def _has_nan16(k) -> bool:
-    return bool(k.max() > _F16_INF_KEY or k.min() < _F16_NINF_KEY)
-
-
 def clip_pass(x, lo, hi):
     """ClipFacts for clip(x, lo, hi) in one blocked pass, or None where the plain formulation must run.
 
@@ -190,113 +186,132 @@ class _Wide:
 
 
 class _Half:
-    """float16 blocks in int16 key space (see the note above); a block with a NaN anywhere runs plain.
+    """float16 blocks on the int16 bits (see the note above); a block with a NaN anywhere runs plain.
 
-    max and min of keys are NumPy's max and min of the values but for one tie each: x = -0 against lo = +0
-    (NumPy keeps -0, the key max gives +0) and r = +0 against hi = -0 (NumPy keeps +0); a block that holds
-    such a pair gets it fixed, which costs two comparisons only where a zero of that sign occurs."""
+    Scalar bounds whose signs settle the order take one or two integer min/max passes on the raw bits.  Other
+    bounds go to key space: k = mag ^ (bits >> 15) with mag = bits & 0x7fff (the same key as above: the
+    magnitude serves the NaN check on the way), then max and min of keys, then back.  max and min of keys
+    are NumPy's max and min of the values but for one tie each: x = -0 against lo = +0 (NumPy keeps -0, the
+    key max gives +0) and r = +0 against hi = -0 (NumPy keeps +0); only a block holding zeros on both sides
+    of such a pair looks for it.  A scalar operand is a block of its value: NumPy's integer max/min have
+    SIMD loops for two arrays, not for an array and a scalar (~4x slower), nor does its clip."""
 
     def __init__(self, lo, hi, size):
         n = min(size, CHUNK)
-        self.k, self.kl_buf, self.kh_buf, self.t = (np.empty(n, np.int16) for _ in range(4))
+        self.n = n
+        self.kx, self.kl_buf, self.kh_buf, self.t = (np.empty(n, np.int16) for _ in range(4))
         self.m, self.m2 = np.empty(n, bool), np.empty(n, bool)
-        self.kl = None if lo is None or lo.ndim else np.int16(_key16(lo.view(np.int16), np.empty((), np.int16)))
-        self.kh = None if hi is None or hi.ndim else np.int16(_key16(hi.view(np.int16), np.empty((), np.int16)))
+        self.kl = None if lo is None or lo.ndim else _key16(lo.view(np.int16), np.empty((), np.int16))
+        self.kh = None if hi is None or hi.ndim else _key16(hi.view(np.int16), np.empty((), np.int16))
         self.scalar_nan = any(k is not None and not _F16_NINF_KEY <= k <= _F16_INF_KEY for k in (self.kl, self.kh))
-        self.scalar_gt = self.kl is not None and self.kh is not None and bool(_gt16(self.kl, self.kh, None))
+        self.scalar_gt = self.kl is not None and self.kh is not None and _gt16(self.kl, self.kh, None)
         self.mode = None if self.scalar_nan or (lo is not None and lo.ndim) or (hi is not None and hi.ndim) \
             else _sign_mode(lo, hi, self.scalar_gt)
+        if self.mode is not None:
+            _, lb, hb = self.mode
+            self.lb = None if lb is None else np.full(n, lb, np.uint16)
+            self.hb = None if hb is None else np.full(n, hb, np.uint16)
+        else:
+            self.klb = None if self.kl is None else np.full(n, self.kl, np.int16)
+            self.khb = None if self.kh is None else np.full(n, self.kh, np.int16)
 
     def run(self, xc, loc, hic, oc, facts):
-        n = xc.size
         if self.scalar_nan:
             _plain_block(xc, loc, hic, oc, facts)
-            return
-        if self.mode is not None:
-            if self._by_sign(xc, oc):
+        elif self.mode is not None:
+            if _nan16(xc):
+                _plain_block(xc, loc, hic, oc, facts)
+            else:
+                self._by_sign(xc, oc)
                 facts.lo_gt_hi |= self.scalar_gt
-                return
-            _plain_block(xc, loc, hic, oc, facts)       # a NaN in x
-            return
-        kx = _key16(xc.view(np.int16), self.k[:n])
-        kl = self.kl if loc is None or loc.ndim == 0 else _key16(loc.view(np.int16), self.kl_buf[:n])
-        kh = self.kh if hic is None or hic.ndim == 0 else _key16(hic.view(np.int16), self.kh_buf[:n])
-        if any(k.ndim and _has_nan16(k) for k in (kx, kl, kh) if k is not None):
+        elif not self._by_key(xc, loc, hic, oc, facts):
             _plain_block(xc, loc, hic, oc, facts)
-            return
-        r = kx
-        m, m2 = self.m[:n], self.m2[:n]
-        if kl is not None:
-            # the tie x = -0, lo = +0 needs x's -0 back: only blocks with some x = -0 look for it
-            fix = np.equal(kx, -1, out=m).any() and _any_zero(kl, m2)
-            r = _max16(kx, kl, self.t[:n])
-            if fix:
-                np.subtract(r, np.logical_and(m, np.equal(kl, 0, out=m2), out=m), out=r, casting="unsafe")
-        if kh is not None:
-            # the tie r = +0, hi = -0 needs r's +0 back: only blocks with some r = +0 look for it
-            fix = np.equal(r, 0, out=m).any() and _any_minus_zero(kh, m2)
-            r = _min16(r, kh, self.t[:n])
-            if fix:
-                np.add(r, np.logical_and(m, np.equal(kh, -1, out=m2), out=m), out=r, casting="unsafe")
-        if kl is not None and kh is not None and not facts.lo_gt_hi:
-            facts.lo_gt_hi = self.scalar_gt if not (kl.ndim or kh.ndim) else _gt16(kl, kh, m)
-        _key16(r, oc.view(np.int16))
 
-
-    def _by_sign(self, xc, oc) -> bool:
-        """Scalar bounds on the raw bits, no key: False (nothing written) where x holds a NaN."""
-        kind, lb, hb = self.mode
-        u, n = xc.view(np.uint16), xc.size
-        mag = np.bitwise_and(u, 0x7FFF, out=self.t[:n].view(np.uint16))
+    def _key(self, a, buf, zero=True):
+        """(key of a's bits in buf, whether a holds a zero (False unless asked)), or None where a holds a NaN."""
+        mag = np.bitwise_and(a.view(np.uint16), 0x7FFF, out=buf.view(np.uint16))
         if mag.max() > _F16_INF_KEY:
+            return None
+        zero = zero and mag.min() == 0
+        np.bitwise_xor(buf, np.right_shift(a.view(np.int16), 15, out=self.t[:a.size]), out=buf)
+        return buf, zero
+
+    def _by_key(self, xc, loc, hic, oc, facts) -> bool:
+        """The block in key space: False (nothing written) where a NaN is in it."""
+        n = xc.size
+        kx = self._key(xc, self.kx[:n], zero=False)      # a tie needs a zero bound: x's zeros matter only then
+        kl = (None, False) if loc is None else \
+            (self.klb[:n], self.kl == 0) if loc.ndim == 0 else self._key(loc, self.kl_buf[:n])
+        kh = (None, False) if hic is None else \
+            (self.khb[:n], self.kh == -1) if hic.ndim == 0 else self._key(hic, self.kh_buf[:n])
+        if kx is None or kl is None or kh is None:
             return False
+        (kx, _), (kl, zl), (kh, zh) = kx, kl, kh
+        m, m2, r = self.m[:n], self.m2[:n], self.t[:n]
+        if kl is not None:
+            np.maximum(kx, kl, out=r)
+            if zl:      # the tie x = -0, lo = +0 keeps x's -0
+                np.subtract(r, np.logical_and(np.equal(kx, -1, out=m), np.equal(kl, 0, out=m2), out=m),
+                            out=r, casting="unsafe")
+        else:
+            r = kx
+        if kh is not None:
+            tie = None
+            if zh:      # the tie r = +0, hi = -0 keeps r's +0
+                tie = np.logical_and(np.equal(r, 0, out=m), np.equal(kh, -1, out=m2), out=m)
+            np.minimum(r, kh, out=kx)
+            r = kx
+            if tie is not None:
+                np.add(r, tie, out=r, casting="unsafe")
+        if kl is not None and kh is not None and not facts.lo_gt_hi:
+            facts.lo_gt_hi = self.scalar_gt if not (loc.ndim or hic.ndim) else _gt16(kl, kh, m2)
+        # the key is its own inverse on the bits: bits = k ^ ((k >> 15) & 0x7fff)
+        t = self.kl_buf[:n]         # free: kl is used up, and r lives in self.t or self.kx
+        np.right_shift(r, 15, out=t)
+        np.bitwise_and(t, 0x7FFF, out=t)
+        np.bitwise_xor(r, t, out=oc.view(np.int16))
+        return True
+
+    def _by_sign(self, xc, oc):
+        """Scalar bounds on the raw bits, no key (x holds no NaN)."""
+        kind, lb, hb = self.mode
+        n = xc.size
+        u, s = xc.view(np.uint16), xc.view(np.int16)
         ou, os_ = oc.view(np.uint16), oc.view(np.int16)
         if kind == "neg-lo/pos-hi":
             # lo < 0 <= hi: a negative below lo has more magnitude bits (unsigned min); a positive above hi
             # has more bits, and every negative is a negative int16 (signed min): no tie changes a bit
-            r = u if lb is None else _min16(u, np.uint16(lb), ou)
+            if lb is not None:
+                np.minimum(u, self.lb[:n], out=ou)
             if hb is not None:
-                _min16(r.view(np.int16), np.int16(hb), os_)
-            elif lb is None:
+                np.minimum(s if lb is None else os_, self.hb[:n].view(np.int16), out=os_)
+            if lb is None and hb is None:
                 np.copyto(ou, u)
         elif kind == "pos-lo":
             # 0 <= lo <= hi: signed order is value order on positives, every negative lies below lo; the one
             # tie that moves a bit is x = -0 against lo = +0 (NumPy keeps -0)
-            s = xc.view(np.int16)
-            if hb is None:
-                _max16(s, np.int16(lb), os_)
-            else:
-                np.clip(s, np.int16(lb), np.int16(hb), out=os_)
+            np.maximum(s, self.lb[:n].view(np.int16), out=os_)
+            if hb is not None:
+                np.minimum(os_, self.hb[:n].view(np.int16), out=os_)
             if lb == 0:
                 minus0 = np.equal(u, 0x8000, out=self.m[:n])
                 if minus0.any():
                     np.bitwise_or(ou, np.left_shift(minus0.view(np.uint8).astype(np.uint16), 15), out=ou)
         else:   # "neg-hi": lo <= hi <= -0: unsigned order is reversed value order on negatives, every positive
             # lies above hi; the one tie that moves a bit is x = +0 against hi = -0 (NumPy keeps +0)
-            if lb is None:
-                _max16(u, np.uint16(hb), ou)
-            else:
-                np.clip(u, np.uint16(hb), np.uint16(lb), out=ou)
+            np.maximum(u, self.hb[:n], out=ou)
+            if lb is not None:
+                np.minimum(ou, self.lb[:n], out=ou)
             if hb == 0x8000:
                 plus0 = np.equal(u, 0, out=self.m[:n])
                 if plus0.any():
                     np.bitwise_xor(ou, np.left_shift(plus0.view(np.uint8).astype(np.uint16), 15), out=ou)
-        return True
 
 
-def _max16(a, b, out):
-    """np.maximum for 16-bit ints; a scalar b goes through np.clip, whose loop NumPy 1.x vectorises (its
-    maximum with a scalar operand runs ~5x slower)."""
-    if np.ndim(b):
-        return np.maximum(a, b, out=out)
-    return np.clip(a, b, np.iinfo(a.dtype).max, out=out)
-
-
-def _min16(a, b, out):
-    """np.minimum for 16-bit ints (see _max16)."""
-    if np.ndim(b):
-        return np.minimum(a, b, out=out)
-    return np.clip(a, np.iinfo(a.dtype).min, b, out=out)
+def _nan16(a) -> bool:
+    """Some element of a float16 array is a NaN: a positive NaN is the greatest int16, a negative NaN the
+    greatest uint16 (two reductions on the bits, no pass that writes)."""
+    return bool(a.view(np.int16).max() > _F16_INF_KEY or a.view(np.uint16).max() > 0xFC00)
 
 
 def _sign_mode(lo, hi, lo_gt_hi):
@@ -313,14 +328,6 @@ def _sign_mode(lo, hi, lo_gt_hi):
     if hb is not None and neg(hb) and (lb is None or neg(lb)):
         return "neg-hi", lb, hb
     return None
-
-
-def _any_zero(k, buf):
-    return bool(k == 0) if k.ndim == 0 else bool(np.equal(k, 0, out=buf).any())
-
-
-def _any_minus_zero(k, buf):
-    return bool(k == -1) if k.ndim == 0 else bool(np.equal(k, -1, out=buf).any())
 
 
 def _gt16(kl, kh, buf) -> bool:
