@@ -88,15 +88,18 @@ def clip_pass(x, lo, hi):
     lo_f = None if lo is None else (lo if lo.ndim == 0 else lo.reshape(-1))
     hi_f = None if hi is None else (hi if hi.ndim == 0 else hi.reshape(-1))
 
+    # a float16 block holds twice the elements: the same bytes, half the calls
+    step = CHUNK * (2 if x.dtype == np.float16 else 1)
+
     def part(start, stop):
         facts = ClipFacts(result)
-        block = (_Half if x.dtype == np.float16 else _Wide)(lo_f, hi_f, stop - start)
-        for i in range(start, stop, CHUNK):
-            j = min(i + CHUNK, stop)
+        block = (_Half if x.dtype == np.float16 else _Wide)(lo_f, hi_f, min(stop - start, step))
+        for i in range(start, stop, step):
+            j = min(i + step, stop)
             block.run(flat[i:j], None if lo_f is None else _part(lo_f, i, j),
                       None if hi_f is None else _part(hi_f, i, j), out[i:j], facts)
         return facts
-    every = in_parallel([lambda a=a, b=b: part(a, b) for a, b in _parts(flat.size, CHUNK)])
+    every = in_parallel([lambda a=a, b=b: part(a, b) for a, b in _parts(flat.size, step)])
     return ClipFacts(result, *(any(getattr(f, k) for f in every)
                                for k in ("lo_nan", "hi_nan", "x_nan_unbounded", "lo_gt_hi")))
 
@@ -149,7 +152,7 @@ class _Wide:
     (a scalar bound that is not zero cannot tie with a zero)."""
 
     def __init__(self, lo, hi, size):
-        self.mask, self.mask2 = np.empty(min(size, CHUNK), bool), np.empty(min(size, CHUNK), bool)
+        self.mask, self.mask2 = np.empty(size, bool), np.empty(size, bool)
         self.scalar_nan = any(b is not None and b.ndim == 0 and np.isnan(b) for b in (lo, hi))
         self.lo_tie, self.hi_tie = (b is not None and bool(b.ndim or b == 0) for b in (lo, hi))
 
@@ -196,9 +199,7 @@ class _Half:
     of such a pair looks for it.  A scalar operand is a block of its value: NumPy's integer max/min have
     SIMD loops for two arrays, not for an array and a scalar (~4x slower), nor does its clip."""
 
-    def __init__(self, lo, hi, size):
-        n = min(size, CHUNK)
-        self.n = n
+    def __init__(self, lo, hi, n):
         self.kx, self.kl_buf, self.kh_buf, self.t = (np.empty(n, np.int16) for _ in range(4))
         self.m, self.m2 = np.empty(n, bool), np.empty(n, bool)
         self.kl = None if lo is None or lo.ndim else _key16(lo.view(np.int16), np.empty((), np.int16))
