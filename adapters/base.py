@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping      # not typing.Mapping: isinstance on it costs ten times more
 from dataclasses import dataclass, field, fields
-from typing import Mapping, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -56,9 +57,10 @@ class Outcome:
 
     def problem(self) -> str:
         """'' for an Outcome whose fields have the documented types, else what is wrong (for the verdict)."""
-        return outcome_problem({f.name: getattr(self, f.name) for f in fields(self)})
+        return outcome_problem({name: getattr(self, name) for name in _FIELDS})
 
 
+_FIELDS = tuple(f.name for f in fields(Outcome))
 # What a reply may carry in each text field; more is cut (the judge keeps 4000 characters of each).
 TEXT_LIMITS = {"exc_type": 200, "message": 64 << 10, "stderr": 64 << 10, "native_api": 4000}
 

@@ -154,9 +154,8 @@ def _wait_readable(fd, deadline, got, n):
 # ---- the two payloads: a Case to run, an Outcome back -------------------------------------
 
 def case_to_msg(case):
-    from contract.case import encode_params
     head = {"type": "run", "id": case.id, "op": case.op, "origin": case.origin, "label": case.label,
-            "clauses": list(case.clauses), "params": encode_params(case.params)}
+            "clauses": list(case.clauses), "params": case.encoded_params}
     return head, dict(case.inputs)
 
 

@@ -15,7 +15,7 @@ oracle adapter's worker process, as `conform run` and the default pytest run do.
 array-api-tests is not a dependency: point AAT_DIR at a checkout of data-apis/array-api-tests with its
 array-api submodule (git clone --recursive).  It runs with ARRAY_API_TESTS_MODULE, default
 array_api_compat.numpy (NumPy 1.26 itself is not array-API complete: both tests fail at once on plain
-numpy), and AAT_PYTHONPATH prepended to PYTHONPATH for its own requirements (ndindex,
+numpy 1.26; on NumPy 2.4 they pass on either), and AAT_PYTHONPATH prepended to PYTHONPATH for its own requirements (ndindex,
 pytest-json-report; `pip install .[bench]` brings them and array-api-compat).  Its example database
 (AAT_DIR/.hypothesis/examples) is deleted before each run, so no stored failure is replayed.  Its
 test_setitem and test_clip are "unvectorized": they get a tenth of --max-examples.

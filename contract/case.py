@@ -1,11 +1,12 @@
 """Case: one call of one documented op, as pure data (docs/CASES.md; each op's fields: docs/SPEC.md)."""
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+from collections.abc import Mapping      # not typing.Mapping: isinstance on it costs ten times more
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 import numpy as np
 
@@ -39,16 +40,31 @@ class Case:
         for a in inputs.values():
             a.setflags(write=False)   # a case is immutable; adapters must copy before writing
         object.__setattr__(self, "inputs", MappingProxyType(inputs))
-        object.__setattr__(self, "params", _freeze(self.params))
+        # Params stay plain dicts/lists for ease of use; encoding them once checks they are JSON-able, and
+        # the encoding is kept for the id, to_json() and the worker wire (encoded_params).
+        encoded = encode_params(self.params)
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        object.__setattr__(self, "_encoded_params", encoded)
         object.__setattr__(self, "clauses", tuple(self.clauses))
         if not self.id:
-            object.__setattr__(self, "id", content_id(self.op, inputs, self.params))
+            object.__setattr__(self, "id", _content_id(self.op, inputs, encoded))
 
     def __eq__(self, other):
         return isinstance(other, Case) and self.id == other.id
 
     def __hash__(self):
         return hash(self.id)
+
+    @property
+    def encoded_params(self) -> dict:
+        """encode_params(self.params), computed once when the case was made (do not modify it)."""
+        return self._encoded_params
+
+    def with_clauses(self, clauses) -> "Case":
+        """The same call tagged with other clauses: its content, and so its id, unchanged, nothing re-checked."""
+        tagged = copy.copy(self)
+        object.__setattr__(tagged, "clauses", tuple(clauses))
+        return tagged
 
     def to_json(self) -> dict:
         return {"id": self.id, "op": self.op, "origin": self.origin, "label": self.label,
@@ -94,13 +110,22 @@ class Case:
 
 
 def content_id(op, inputs, params) -> str:
+    return _content_id(op, inputs, encode_params(params))
+
+
+def _content_id(op, inputs, encoded_params) -> str:
     payload = json.dumps({"op": op, "inputs": {k: encode_array(v) for k, v in sorted(inputs.items())},
-                          "params": encode_params(params)}, sort_keys=True, separators=(",", ":"))
+                          "params": encoded_params}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+_PLAIN = frozenset((int, str, type(None)))
 
 
 def encode_params(p):
     """Params are JSON-able data; floats JSON cannot hold are tagged (codec.encode_scalar)."""
+    if type(p) in _PLAIN:       # most of a key's leaves: what encode_scalar would return unchanged
+        return p
     if isinstance(p, Mapping):
         return {str(k): encode_params(v) for k, v in p.items()}
     if isinstance(p, (list, tuple)):
@@ -117,8 +142,3 @@ def decode_params(p):
         return [decode_params(v) for v in p]
     return decode_scalar(p)
 
-
-def _freeze(p):
-    # Params stay plain dicts/lists for ease of use; encode once to validate they are JSON-able.
-    encode_params(p)
-    return MappingProxyType(dict(p))

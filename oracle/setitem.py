@@ -13,8 +13,8 @@ Readings the document leaves to the oracle (each cited where it is applied):
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping      # not typing.Mapping: isinstance on it costs ten times more
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 

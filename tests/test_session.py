@@ -102,3 +102,29 @@ def test_default_selection_skips_unavailable_adapters_and_says_why(tmp_path, cor
     with RunSession(None, corpus=path) as s:
         assert [h.name for h in s.handles] == ["oracle"]
         assert s.skipped and s.skipped[0].startswith("gone: ") and "not installed" in s.skipped[0]
+
+
+def test_an_explored_case_is_answered_by_the_oracle_once(monkeypatch):
+    """Making a case asks the oracle for its clause tags; checking that very case reuses the answer, while any
+    other case object, even one of the same content, is answered afresh."""
+    import oracle
+    from bad_adapters import clip_case
+    from suites.corpus import with_oracle_clauses
+    seen = []
+    real = oracle.expect
+
+    def counting(case):
+        seen.append(case)
+        return real(case)
+
+    monkeypatch.setattr(oracle, "expect", counting)
+    case = with_oracle_clauses(clip_case("explored"))
+    with RunSession(["oracle"], in_process=True) as session:
+        handle = session.handle(session.handles[0].spec)
+        assert session.check(case, handle).verdict == "pass"
+        assert len(seen) == 1, seen
+    same = clip_case("explored")            # the same content, not the object with_oracle_clauses made
+    with RunSession(["oracle"], in_process=True) as session:
+        handle = session.handle(session.handles[0].spec)
+        assert session.check(same, handle).verdict == "pass"
+        assert len(seen) == 2 and seen[1] is same, seen

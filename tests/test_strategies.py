@@ -202,3 +202,20 @@ def test_error_case_matches_the_oracle(ec):
     assert (exp.kind, exp.error_clause, exp.error_class) == ("error", ec.clause, ec.exception), (
         f"actual: oracle says {exp.kind} {exp.error_clause} {exp.error_class} ({exp.message}); "
         f"expected: error {ec.clause} {ec.exception}; case {ec.case.label!r}")
+
+
+def test_a_case_tagged_with_other_clauses_keeps_its_content_and_id():
+    from contract.case import encode_params
+    from suites.corpus import with_oracle_clauses
+    (case,) = draw_examples(cases("setitem"), 1)
+    bare = Case(op=case.op, inputs=dict(case.inputs), params=dict(case.params), label=case.label)
+    tagged = with_oracle_clauses(bare)
+    assert bare.clauses == () and tagged.clauses == oracle.expect(bare).clauses != ()
+    assert tagged.id == bare.id == case.id and tagged.inputs is bare.inputs and tagged.params is bare.params
+    assert tagged.encoded_params == encode_params(tagged.params)
+    assert tagged.to_json() == {**bare.to_json(), "clauses": list(tagged.clauses)}
+
+
+def test_the_cases_strategy_of_an_op_is_built_once():
+    # Built per draw, Hypothesis would validate it again for every example (benchmarks/bench_explore.py).
+    assert all(cases(op) is cases(op) for op in strategies.ops())

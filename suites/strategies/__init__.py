@@ -27,6 +27,9 @@ class OpCases:
     error_cases: Callable = tuple           # () -> [suites.error_cases.ErrorCase]
     corpus_draws: Mapping = None            # family -> cases in the shipped corpus (default: corpus.PER_FAMILY)
     boundary_cases: Callable = tuple        # () -> [Case]: targeted boundary cases (origin "boundary")
+    # Every family as one strategy, built once: a strategy built per draw is validated per draw, and that
+    # costs an exploration example more than any of its choices.
+    cases: st.SearchStrategy = None
 
 
 _BY_OP: dict = {}
@@ -45,7 +48,7 @@ def register(op: str, families: Mapping, doc_examples: Callable = None, error_ca
     if unknown:
         raise ValueError(f"{op}: corpus draws for unknown families {sorted(unknown)}")
     entry = OpCases(op, dict(families), doc_examples or tuple, error_cases or tuple, dict(corpus_draws or {}),
-                    boundary_cases or tuple)
+                    boundary_cases or tuple, st.one_of(*families.values()))
     _BY_OP[op] = entry
     return entry
 
@@ -105,8 +108,8 @@ def all_boundary_cases() -> list:
 
 
 def cases(op: str) -> st.SearchStrategy:
-    """Every case form of one op: a Hypothesis strategy of contract.case.Case."""
-    return st.one_of(*families(op).values())
+    """Every case form of one op: a Hypothesis strategy of contract.case.Case (the same object each call)."""
+    return _entry(op).cases
 
 
 def all_cases() -> st.SearchStrategy:

@@ -29,12 +29,23 @@ def _is_float(name) -> bool:
     return name in FLOATS
 
 
+# The strategies a case draws from are built once, not per draw: Hypothesis validates each new strategy
+# on its first draw, which costs more than the draw.
+_FLOAT_BOUNDS = {specials: st.one_of(st.integers(-16, 16).map(lambda i: i / 2),
+                                     st.sampled_from((math.nan, math.inf, -math.inf, -0.0)) if specials
+                                     else st.nothing())
+                 for specials in (True, False)}
+_BOUND_KINDS = st.tuples(st.sampled_from((None,) + SCALAR_KINDS), st.sampled_from((None,) + SCALAR_KINDS)) \
+    .filter(lambda ks: ks != (None, None))
+_UNSUPPORTED_SHAPES = st.one_of(st.just(()), shapes(5, 5, max_side=2),
+                                shapes(1, 3, min_side=0).filter(lambda s: 0 in s))
+
+
 def _scalar_bound(draw, kind, xdt, specials=True):
     if kind == "int":
         return {"kind": "int", "value": ints(draw, -8, 8)}
     if kind == "float":
-        special = st.sampled_from((math.nan, math.inf, -math.inf, -0.0)) if specials else st.nothing()
-        return {"kind": "float", "value": draw(st.one_of(st.integers(-16, 16).map(lambda i: i / 2), special))}
+        return {"kind": "float", "value": draw(_FLOAT_BOUNDS[specials])}
     value = draw(elements(xdt, specials=specials and _is_float(xdt)))
     value = float(value) if _is_float(xdt) else int(value)
     return {"kind": "element", "dtype": xdt, "value": value}
@@ -73,8 +84,7 @@ def _case(x, lo, hi, note="", lo_arr=None, hi_arr=None):
 def scalar_bounds(draw):
     xdt = pick(draw, DOC_DTYPES)
     x = array_of(draw, xdt, shape_of(draw, 1, 4))
-    kinds = draw(st.tuples(st.sampled_from((None,) + SCALAR_KINDS), st.sampled_from((None,) + SCALAR_KINDS))
-                 .filter(lambda ks: ks != (None, None)))
+    kinds = draw(_BOUND_KINDS)
     lo, hi = (_scalar_bound(draw, k, xdt) if k else None for k in kinds)
     return _case(x, lo, hi, note="scalar bounds")
 
@@ -175,7 +185,7 @@ def nan_x(draw):
 @st.composite
 def rank_unsupported(draw):
     xdt = pick(draw, DOC_DTYPES)
-    shape = draw(st.one_of(st.just(()), shapes(5, 5, max_side=2), shapes(1, 3, min_side=0).filter(lambda s: 0 in s)))
+    shape = draw(_UNSUPPORTED_SHAPES)
     x = array_of(draw, xdt, shape)
     if coin(draw):
         lo, hi = _scalar_bound(draw, "int", xdt), _scalar_bound(draw, "int", xdt)

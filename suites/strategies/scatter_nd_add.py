@@ -79,11 +79,14 @@ def duplicates(draw):
     return _case(x, idx, upd, "duplicates accumulate", pick(draw, LOCKING))
 
 
+_WHOLE_X_SHAPES = st.one_of(st.just(()), shapes(1, 2, max_side=3))     # built once: see setitem._FULL_SHAPES
+
+
 @st.composite
 def whole_x(draw):
     """N = 0 (allowed: N <= P): every index row addresses all of x; a 0-d x needs exactly this."""
     dt = pick(draw, DTYPES)
-    xshape = draw(st.one_of(st.just(()), shapes(1, 2, max_side=3)))
+    xshape = draw(_WHOLE_X_SHAPES)
     k = ints(draw, 1, 3)
     idx = np.zeros((k, 0), dtype=dtype_from_name(pick(draw, IDX)))
     x = array_of(draw, dt, xshape)

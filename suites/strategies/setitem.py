@@ -2,6 +2,8 @@
 every key form, including the unsupported ones."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -60,10 +62,31 @@ def _axis_slice(draw, size, open_ok=True, neg_ok=True):
     return sl(start, start + extent), extent, False
 
 
+# The strategies a case draws from are built once, not per draw: Hypothesis validates each new strategy
+# on its first draw, which costs more than the draw.
+_FULL_SHAPES = st.one_of(shapes(1, 4), shapes(1, 3, min_side=0))
+_INT32_SCALARS = st.one_of(st.integers(-100, 100), st.sampled_from((*int_range("int32"), 0, -1)))
+
+
+@lru_cache(maxsize=None)
+def _step_starts(size):
+    return st.one_of(st.none(), st.integers(-size, size - 1))
+
+
+@lru_cache(maxsize=None)
+def _bool_lists(size):
+    return st.lists(st.booleans(), min_size=size, max_size=size)
+
+
+@lru_cache(maxsize=None)
+def _permutations(size):
+    return st.permutations(range(size))
+
+
 @st.composite
 def full(draw):
     dt = pick(draw, DTYPES)
-    shape = draw(st.one_of(shapes(1, 4), shapes(1, 3, min_side=0)))
+    shape = draw(_FULL_SHAPES)
     target = array_of(draw, dt, shape)
     if ints(draw, 0, 4) == 0:    # a v of another shape: 'move' and 'assemble' disagree (SI-GAP-MOVE)
         vshape = tuple(ints(draw, 1, max(1, s)) for s in shape)
@@ -165,8 +188,7 @@ def single(draw):
     dt = pick(draw, ("int32",) * 6 + ("float32", "int64", "int16", "float16"))
     shape = shape_of(draw, 0, 4)
     key = _int_key(draw, shape)
-    lo, hi = int_range("int32")
-    scalar = draw(st.one_of(st.integers(-100, 100), st.sampled_from((lo, hi, 0, -1))))
+    scalar = draw(_INT32_SCALARS)
     if dt != "int32":
         scalar = ints(draw, -100, 100)
     what = f"{scalar} (int scalar" + (")" if dt == "int32" else ", non-int32 target)")
@@ -204,7 +226,7 @@ def step(draw):
     shape = shape_of(draw, 1, 3, min_side=2)
     ax = ints(draw, 0, len(shape) - 1)
     stp = pick(draw, (2, 3, -1, -2))
-    start = draw(st.one_of(st.none(), st.integers(-shape[ax], shape[ax] - 1)))
+    start = draw(_step_starts(shape[ax]))
     elems = [sl() for _ in shape]
     elems[ax] = sl(start, None, stp)
     key = tup(*elems)
@@ -219,7 +241,7 @@ def bool_key(draw):
     form = pick(draw, ("bools", "bool", "mask"))
     extra = {}
     if form == "bools":   # the documented a[True, False, True, False]
-        key = tup(*draw(st.lists(st.booleans(), min_size=shape[0], max_size=shape[0])))
+        key = tup(*draw(_bool_lists(shape[0])))
     elif form == "bool":
         key = coin(draw)
     else:
@@ -234,7 +256,7 @@ def tensor_index(draw):
     dt = pick(draw, DTYPES)
     shape = shape_of(draw, 1, 3, min_side=1, max_side=4)
     k = ints(draw, 1, shape[0])
-    b = np.asarray(draw(st.permutations(range(shape[0])))[:k], dtype=np.int32)
+    b = np.asarray(draw(_permutations(shape[0]))[:k], dtype=np.int32)
     key = {"tensor": "b"} if len(shape) == 1 or coin(draw) else tup({"tensor": "b"}, sl())
     region = _region(shape, key, {"b": b})
     return _case(array_of(draw, dt, shape), key, "v (tensor index)", value=array_of(draw, dt, region),
