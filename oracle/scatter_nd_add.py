@@ -54,13 +54,13 @@ def solve(x, indices, updates, use_locking=False):
         op.raise_if_any()
     x2 = x.reshape(int(np.prod(x.shape[:n], dtype=np.int64)), int(np.prod(x.shape[n:], dtype=np.int64)))
     u2 = updates.reshape(rows.size, x2.shape[1])
-    counts = np.bincount(rows, minlength=x2.shape[0])
-    if (counts > 1).any():
-        clauses.append("SNA-DUP")       # SNA-DUP: repeated indices accumulate
     if is_float(x.dtype):
-        out = _float_sum(x2, rows, u2, counts)
+        out, dup = _float_sum(x2, rows, u2)
     else:
+        dup = bool((kernels.bin_counts(rows, x2.shape[0]) > 1).any())
         out = _int_sum(x2, rows, u2, op)
+    if dup:
+        clauses.append("SNA-DUP")       # SNA-DUP: repeated indices accumulate
     outputs = {"out": _reshape(out, x.shape), "x": _reshape(out, x.shape)}
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(clauses)
@@ -84,7 +84,7 @@ def _rows(lead_shape, idx, op):
     return np.ravel_multi_index(tuple(idx.T), lead_shape).astype(np.intp, copy=False)
 
 
-def _float_sum(x2, rows, u2, counts):
+def _float_sum(x2, rows, u2):
     """Value and per-element bound for a float sum whose order the doc leaves open.
 
     Each output element is s = t0 + t1 + ... + tk (t0 = x, k = updates that hit it), summed by the
@@ -95,58 +95,92 @@ def _float_sum(x2, rows, u2, counts):
     so |s_impl - value| <= (gamma_k(u) + u + gamma_k(2^-53)) * sum|t|.  With k <= 1 there is a single
     correctly rounded addition: exact (bound 0).  If sum|finite t| exceeds the dtype's max, a partial sum
     may overflow in one order and not in another: bound inf (any non-NaN value).
+
+    Returns (the expected array, whether some element is hit more than once).
     """
     dt = x2.dtype
-    dup = bool((counts > 1).any())
-    if x2.shape[1] >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
-        return _float_sum_rows(x2, rows, u2, counts, dup)
     cols = x2.shape[1]
+    if cols >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
+        counts = kernels.bin_counts(rows, x2.shape[0])
+        dup = bool((counts > 1).any())
+        return _float_sum_rows(x2, rows, u2, counts, dup), dup
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
-    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side where the
-    # output is large enough for its random writes to dominate (an inf/NaN term makes s non-finite, which
-    # takes bound 0 below, so |t| needs no masking here)
-    if dup and x2.size >= kernels.WIDE_OUTPUT:
-        sums = kernels.in_parallel([lambda: np.bincount(flat, weights=w, minlength=x2.size),
-                                    lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size)])
-    else:
-        sums = [np.bincount(flat, weights=w, minlength=x2.size)]
-        if dup:
-            sums.append(np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size))
-    sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
-    with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
-        s = np.add(sums[0], x2.reshape(-1), out=sums[0])   # x widened by the add itself: no float64 copy of x
-        value = cast(s, dt).reshape(x2.shape)
-    if not dup:
-        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
-    k = counts if cols == 1 else np.repeat(counts, cols)
-    mag = np.add(sums[1], np.abs(x2.reshape(-1)), out=sums[1])
-    bound = kernels.zeros(x2.size)
-    hit = np.flatnonzero(k > 1)
-    bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
-    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT)
+    xf = x2.reshape(-1)
+
+    parallel = x2.size >= kernels.WIDE_OUTPUT      # the output is large enough for random writes to dominate
+
+    # one side counts and, with repeats, sums the magnitudes where they count; the other sums the values
+    # (an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here)
+    def counting():
+        counts = kernels.bin_counts(rows, x2.shape[0])
+        if not (counts > 1).any():
+            return None
+        k = counts if cols == 1 else np.repeat(counts, cols)
+        hit = np.flatnonzero(k > 1)
+        mags = kernels.bin_sums(flat, np.abs(w), x2.size)
+        with np.errstate(over="ignore"):
+            return hit, k.take(hit), np.add(mags.take(hit), np.abs(xf.take(hit)), dtype=np.float64)
+
+    def summing():
+        # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
+        # own error state)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums = kernels.bin_sums(flat, w, x2.size)
+            s = np.add(sums, xf, out=sums, dtype=np.float64)     # x widened by the add itself
+            return s, cast(s, dt).reshape(x2.shape), (kernels.zeros(x2.size) if parallel else None)
+    sides = [counting, summing]
+    repeats, (s, value, bound) = kernels.in_parallel(sides) if parallel else [side() for side in sides]
+    if repeats is None:
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
+    hit, k, mag = repeats
+    bound = kernels.zeros(x2.size) if bound is None else bound
+
+    def bounds(a, b):      # the elements hit[a:b]
+        bound[hit[a:b]] = _bound(k[a:b], mag[a:b], s.take(hit[a:b]), dt)
+    half = hit.size // 2 if parallel else 0
+    kernels.in_parallel([lambda: bounds(half, hit.size)] + ([lambda: bounds(0, half)] if half else []))
+    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT), True
 
 
 def _float_sum_rows(x2, rows, u2, counts, dup):
-    """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only."""
+    """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only, a block of
+    rows at a time (the blocks write disjoint rows: split over threads)."""
     dt = x2.dtype
-    uniq, sums, multi, abs_sums = kernels.row_sums(rows, u2, with_abs=dup)
-    value = x2.copy()
-    kernels.plus_zero(value)        # an element no update hits is x + 0.0: -0 becomes +0, as in the flat sum
-    s = np.add(sums, x2[uniq], dtype=np.float64)
-    with np.errstate(over="ignore"):
-        value[uniq] = cast(s, dt)
+    if u2.dtype not in (np.float16, np.float32, np.float64):
+        u2 = u2.astype(np.float64)      # ml_dtypes' bfloat16: widen once
+    native = dt in (np.float16, np.float32, np.float64)
+    groups = kernels.row_groups(rows, counts)
+    value = kernels.plus_zero(x2, copy=True)   # an element no update hits is x + 0.0: -0 becomes +0
+    bound = kernels.zeros(x2.shape) if dup else None
+
+    def run(blocks):
+        scratch = kernels.Scratch()
+        with np.errstate(over="ignore", invalid="ignore"):     # inf - inf is NaN, as in the dtype
+            for start, stop in blocks:
+                one(start, stop, scratch)
+
+    def one(start, stop, scratch):
+        sums, abs_sums = kernels.group_sums(u2, groups, start, stop, dup, scratch)
+        hit = groups.rows[start:stop]
+        xs = np.take(x2, hit, axis=0, out=scratch("x", (hit.size, x2.shape[1]), dt))
+        s = np.add(sums, xs, out=sums, dtype=np.float64)
+        value[hit] = s if native else cast(s, dt)     # NumPy's own cast rounds once except to bfloat16
+        if dup and abs_sums.shape[0]:
+            n = abs_sums.shape[0]
+            mag = np.add(abs_sums, np.abs(xs[:n], out=xs[:n]), out=abs_sums, dtype=np.float64)
+            bound[hit[:n]] = _bound(groups.k[start:start + n][:, None], mag, s[:n], dt,
+                                    out=scratch("bound", mag.shape, np.float64), mask=scratch("mask", mag.shape, bool))
+    blocks = groups.blocks(x2.shape[1])
+    kernels.in_parallel([lambda part=part: run(part) for part in (blocks[0::2], blocks[1::2]) if part])
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
-    hit = uniq[multi]
-    mag = np.add(abs_sums, np.abs(x2[hit]), dtype=np.float64)
-    bound = kernels.zeros(x2.shape)
-    bound[hit] = _bound(counts[hit][:, None], mag, s[multi], dt)
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
 
 
-def _bound(k, mag, s, dt):
-    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s)."""
+def _bound(k, mag, s, dt, out=None, mask=None):
+    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s), written
+    into `out` and using `mask` (float64 and bool buffers of mag's shape) when given."""
     u = _unit_roundoff(dt)
     top = int(k.max()) + 1
     # the k-only factors once per count where there are fewer counts than elements, else per element
@@ -155,13 +189,14 @@ def _bound(k, mag, s, dt):
         gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
         g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
         # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = (gamma + u + g64)[at] * mag * (1 + 2 * g64 + 2.0 ** -50)[at]
-        over = mag > _max(dt)
+        bound = np.multiply((gamma + u + g64)[at], mag, out=out)
+        np.multiply(bound, (1 + 2 * g64 + 2.0 ** -50)[at], out=bound)
+        over = np.greater(mag, _max(dt), out=mask)
         if over.any():          # (most calls have neither: one comparison and one reduction each)
-            bound = np.where(over, np.inf, bound)
-        finite = np.isfinite(s)
+            np.copyto(bound, np.inf, where=over)
+        finite = np.isfinite(s, out=mask)
         if not finite.all():    # a NaN/inf term decides the sum in every order
-            bound = np.where(finite, bound, 0.0)
+            np.copyto(bound, 0.0, where=np.logical_not(finite, out=finite))
         return bound
 
 
