@@ -404,11 +404,15 @@ def bin_counts(rows, n):
             return out
 
 
-def bin_sums(flat, w, n):
+def bin_sums(flat, w, n, out=None):
     """np.bincount(flat, weights=w, minlength=n) for float64 w: each bin's weights added in their order,
-    starting from 0.0.  np.add.at does the same adds into memory faulted in beforehand, in huge pages where
-    the kernel has them (bincount's calloc'd output takes its page faults at the random writes)."""
-    out = zeros(n)
+    starting from 0.0 (into `out`, n float64s, when given).  np.add.at does the same adds into memory
+    faulted in beforehand, in huge pages where the kernel has them (bincount's calloc'd output takes its
+    page faults at the random writes)."""
+    if out is None:
+        out = zeros(n)
+    else:
+        out.fill(0)
     with np.errstate(over="ignore", invalid="ignore"):     # inf + -inf is NaN, as bincount has it, silently
         np.add.at(out, flat, w)
     return out

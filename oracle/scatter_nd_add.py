@@ -102,7 +102,7 @@ def _float_sum(x2, rows, u2):
     cols = x2.shape[1]
     if cols >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
         counts = kernels.bin_counts(rows, x2.shape[0])
-        dup = bool((counts > 1).any())
+        dup = bool(counts.size) and int(counts.max()) > 1
         return _float_sum_rows(x2, rows, u2, counts, dup), dup
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
@@ -110,37 +110,49 @@ def _float_sum(x2, rows, u2):
 
     parallel = x2.size >= kernels.WIDE_OUTPUT      # the output is large enough for random writes to dominate
 
-    # one side counts and, with repeats, sums the magnitudes where they count; the other sums the values
-    # (an inf/NaN term makes s non-finite, which takes bound 0 below, so |t| needs no masking here)
+    # the counts and the sums are independent passes: side by side
     def counting():
         counts = kernels.bin_counts(rows, x2.shape[0])
-        if not (counts > 1).any():
-            return None
-        k = counts if cols == 1 else np.repeat(counts, cols)
-        hit = np.flatnonzero(k > 1)
-        mags = kernels.bin_sums(flat, np.abs(w), x2.size)
-        with np.errstate(over="ignore"):
-            return hit, k.take(hit), np.add(mags.take(hit), np.abs(xf.take(hit)), dtype=np.float64)
+        return counts if counts.size and int(counts.max()) > 1 else None     # (no temporary)
 
     def summing():
         # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
         # own error state)
         with np.errstate(over="ignore", invalid="ignore"):
-            sums = kernels.bin_sums(flat, w, x2.size)
-            s = np.add(sums, xf, out=sums, dtype=np.float64)     # x widened by the add itself
-            return s, cast(s, dt).reshape(x2.shape), (kernels.zeros(x2.size) if parallel else None)
+            s = kernels.bin_sums(flat, w, x2.size)
+            np.add(s, xf, out=s, dtype=np.float64)      # x widened by the add itself
+            return s, cast(s, dt).reshape(x2.shape)
     sides = [counting, summing]
-    repeats, (s, value, bound) = kernels.in_parallel(sides) if parallel else [side() for side in sides]
-    if repeats is None:
+    counts, (s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
+    if counts is None:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
-    hit, k, mag = repeats
-    bound = kernels.zeros(x2.size) if bound is None else bound
+    k = counts if cols == 1 else np.repeat(counts, cols)
+    # an inf/NaN term makes s non-finite, which takes bound 0 in _bound, so |t| needs no masking here
+    mags = kernels.bin_sums(flat, np.abs(w, out=w), x2.size)
 
-    def bounds(a, b):      # the elements hit[a:b]
-        bound[hit[a:b]] = _bound(k[a:b], mag[a:b], s.take(hit[a:b]), dt)
-    half = hit.size // 2 if parallel else 0
-    kernels.in_parallel([lambda: bounds(half, hit.size)] + ([lambda: bounds(0, half)] if half else []))
-    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT), True
+    def bounds(chunks):
+        """The bound over these [start, stop) chunks, written over the sums of magnitudes: a chunk at a time,
+        its temporaries in reused buffers (a fresh large temporary costs its page faults)."""
+        scratch = kernels.Scratch()
+        with np.errstate(over="ignore"):
+            for a, b in chunks:
+                hit = np.flatnonzero(k[a:b] > 1)
+                bound = None
+                if hit.size:
+                    mag = np.take(mags[a:b], hit, out=scratch("mag", hit.shape, np.float64))
+                    xs = np.take(xf[a:b], hit, out=scratch("x", hit.shape, dt))
+                    np.add(mag, np.abs(xs, out=xs), out=mag, dtype=np.float64)
+                    bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag,
+                                   np.take(s[a:b], hit, out=scratch("s", hit.shape, np.float64)), dt,
+                                   out=scratch("bound", hit.shape, np.float64),
+                                   mask=scratch("mask", hit.shape, bool))
+                mags[a:b] = 0
+                if bound is not None:
+                    mags[a:b][hit] = bound
+    chunks = [(a, min(a + kernels.CHUNK, x2.size)) for a in range(0, x2.size, kernels.CHUNK)]
+    kernels.in_parallel([lambda part=part: bounds(part) for part in (chunks[0::2], chunks[1::2]) if part]
+                        if parallel else [lambda: bounds(chunks)])
+    return ExpectedArray(value, BOUND, bound=mags.reshape(x2.shape), zero_sign=ZERO_REPORT), True
 
 
 def _float_sum_rows(x2, rows, u2, counts, dup):
@@ -184,7 +196,8 @@ def _bound(k, mag, s, dt, out=None, mask=None):
     u = _unit_roundoff(dt)
     top = int(k.max()) + 1
     # the k-only factors once per count where there are fewer counts than elements, else per element
-    kk, at = (np.arange(top, dtype=np.float64), k) if top < k.size else (k.astype(np.float64), Ellipsis)
+    kk, at = ((np.arange(top, dtype=np.float64), k.astype(np.intp, copy=False)) if top < k.size
+              else (k.astype(np.float64), Ellipsis))        # (the counts as an index once, not per lookup)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
         g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
