@@ -127,8 +127,17 @@ def _float_sum(x2, rows, u2):
     if counts is None:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
     k = counts if cols == 1 else np.repeat(counts, cols)
-    # an inf/NaN term makes s non-finite, which takes bound 0 in _bound, so |t| needs no masking here
-    mags = kernels.bin_sums(flat, np.abs(w, out=w), x2.size)
+    chunks = [(a, min(a + kernels.CHUNK, x2.size)) for a in range(0, x2.size, kernels.CHUNK)]
+    scratch = kernels.Scratch()
+    for a, b in chunks:
+        # an inf/NaN term makes s non-finite, which decides the sum in every order (bound 0, as for a single
+        # update): k = 1 there, so s is not needed again and |t| needs no masking
+        finite = np.isfinite(s[a:b], out=scratch("finite", (b - a,), bool))
+        if not finite.all():
+            k[a:b][np.logical_not(finite, out=finite)] = 1
+    # the sums of magnitudes, then the bound, in s's memory unless the value is s itself (a fresh array
+    # costs the kernel's zeroing of its pages)
+    mags = kernels.bin_sums(flat, np.abs(w, out=w), x2.size, out=None if np.may_share_memory(value, s) else s)
 
     def bounds(chunks):
         """The bound over these [start, stop) chunks, written over the sums of magnitudes: a chunk at a time,
@@ -142,14 +151,12 @@ def _float_sum(x2, rows, u2):
                     mag = np.take(mags[a:b], hit, out=scratch("mag", hit.shape, np.float64))
                     xs = np.take(xf[a:b], hit, out=scratch("x", hit.shape, dt))
                     np.add(mag, np.abs(xs, out=xs), out=mag, dtype=np.float64)
-                    bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag,
-                                   np.take(s[a:b], hit, out=scratch("s", hit.shape, np.float64)), dt,
+                    bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag, None, dt,
                                    out=scratch("bound", hit.shape, np.float64),
                                    mask=scratch("mask", hit.shape, bool))
                 mags[a:b] = 0
                 if bound is not None:
                     mags[a:b][hit] = bound
-    chunks = [(a, min(a + kernels.CHUNK, x2.size)) for a in range(0, x2.size, kernels.CHUNK)]
     kernels.in_parallel([lambda part=part: bounds(part) for part in (chunks[0::2], chunks[1::2]) if part]
                         if parallel else [lambda: bounds(chunks)])
     return ExpectedArray(value, BOUND, bound=mags.reshape(x2.shape), zero_sign=ZERO_REPORT), True
@@ -191,8 +198,9 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
 
 
 def _bound(k, mag, s, dt, out=None, mask=None):
-    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s), written
-    into `out` and using `mask` (float64 and bool buffers of mag's shape) when given."""
+    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s; s None:
+    the caller has left out the elements whose sum is not finite), written into `out` and using `mask`
+    (float64 and bool buffers of mag's shape) when given."""
     u = _unit_roundoff(dt)
     top = int(k.max()) + 1
     # the k-only factors once per count where there are fewer counts than elements, else per element
@@ -207,8 +215,8 @@ def _bound(k, mag, s, dt, out=None, mask=None):
         over = np.greater(mag, _max(dt), out=mask)
         if over.any():          # (most calls have neither: one comparison and one reduction each)
             np.copyto(bound, np.inf, where=over)
-        finite = np.isfinite(s, out=mask)
-        if not finite.all():    # a NaN/inf term decides the sum in every order
+        finite = None if s is None else np.isfinite(s, out=mask)
+        if finite is not None and not finite.all():    # a NaN/inf term decides the sum in every order
             np.copyto(bound, 0.0, where=np.logical_not(finite, out=finite))
         return bound
 
