@@ -385,18 +385,20 @@ def scatter_store(flat, shape, dim, index, vals) -> int:
 # most first, so the rows that have a rank r are a prefix and each step adds in place into a contiguous
 # slice; the work goes a block of rows at a time, so that its float64 sums stay in cache.  A row with
 # many updates is summed by one reduction down its block (sequential in C order), whose result equals
-# bincount's but for the sign of a zero: adding 0.0 (bincount's start) makes it equal.
+# bincount's but for the sign of a zero: adding 0.0 (bincount's start) makes it equal.  For narrow rows
+# np.add.at's indexed loop makes the same adds as bincount, in the same order, into memory the caller
+# can reuse; its counts go into uint8 while no count reaches 256 (a 1 MB output per 1e6 rows stays in cache).
 
 WIDE_ROW = 8            # columns from which row-wise sums beat a flat bincount
-WIDE_OUTPUT = 1 << 19   # elements of x from which its two bincounts pay for a thread each
+WIDE_OUTPUT = 1 << 19   # elements of x from which the flat sums' passes pay for a thread each
 LONG_GROUP = 64         # updates of one row from which a reduction beats rank-by-rank adds
 ROW_BLOCK = 1 << 18     # float64 sums per block of rows (2 MiB: the core's L2)
 
 
 def bin_counts(rows, n):
-    """np.bincount(rows, minlength=n): how many of rows name each of range(n), in the narrowest unsigned
-    type that holds them.  Counted in uint8 first (an output that stays in the core's cache): a count of
-    256 or more wraps, which shows as a total short of len(rows); then in int64."""
+    """np.bincount(rows, minlength=n)'s values: how many of rows name each of range(n), as uint8 where every
+    count is below 256, else as int64.  Counted in uint8 first (an output that stays in cache): a count of
+    256 or more wraps, which shows as a total short of len(rows); then again in int64."""
     for dtype in (np.uint8, np.int64):
         out = zeros(n, dtype)
         np.add.at(out, rows, dtype(1))
@@ -447,7 +449,7 @@ def row_groups(rows, counts) -> RowGroups:
     else:
         order = np.argsort(rows, kind="stable")
     hit = np.flatnonzero(counts)            # ascending: the order of the rows in `order`
-    k = counts[hit]
+    k = counts[hit].astype(np.int64)        # (counts may be uint8)
     first = np.cumsum(k) - k
     by = np.argsort(-k)                     # any order among equal counts: each row's sum is its own
     return RowGroups(order, hit[by], k[by], first[by])
