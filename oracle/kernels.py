@@ -393,6 +393,7 @@ WIDE_ROW = 8            # columns from which row-wise sums beat a flat bincount
 WIDE_OUTPUT = 1 << 19   # elements of x from which the flat sums' passes pay for a thread each
 LONG_GROUP = 64         # updates of one row from which a reduction beats rank-by-rank adds
 ROW_BLOCK = 1 << 18     # float64 sums per block of rows (2 MiB: the core's L2)
+BOUND_CHUNK = 1 << 18   # elements per chunk of the flat bound (its temporaries, ~1/4 of it, stay in L2)
 
 
 def bin_counts(rows, n):

@@ -127,7 +127,9 @@ def _float_sum(x2, rows, u2):
     if counts is None:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
     k = counts if cols == 1 else np.repeat(counts, cols)
-    chunks = [(a, min(a + kernels.CHUNK, x2.size)) for a in range(0, x2.size, kernels.CHUNK)]
+    chunks = [(a, min(a + kernels.BOUND_CHUNK, x2.size)) for a in range(0, x2.size, kernels.BOUND_CHUNK)]
+    top = int(k.max()) + 1
+    factors = _factors(np.arange(top, dtype=np.float64), dt) if top < x2.size else None     # once per count
     scratch = kernels.Scratch()
     for a, b in chunks:
         # an inf/NaN term makes s non-finite, which decides the sum in every order (bound 0, as for a single
@@ -153,7 +155,7 @@ def _float_sum(x2, rows, u2):
                     np.add(mag, np.abs(xs, out=xs), out=mag, dtype=np.float64)
                     bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag, None, dt,
                                    out=scratch("bound", hit.shape, np.float64),
-                                   mask=scratch("mask", hit.shape, bool))
+                                   mask=scratch("mask", hit.shape, bool), factors=factors)
                 mags[a:b] = 0
                 if bound is not None:
                     mags[a:b][hit] = bound
@@ -197,21 +199,23 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
 
 
-def _bound(k, mag, s, dt, out=None, mask=None):
+def _bound(k, mag, s, dt, out=None, mask=None, factors=None):
     """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s; s None:
     the caller has left out the elements whose sum is not finite), written into `out` and using `mask`
-    (float64 and bool buffers of mag's shape) when given."""
-    u = _unit_roundoff(dt)
-    top = int(k.max()) + 1
-    # the k-only factors once per count where there are fewer counts than elements, else per element
-    kk, at = ((np.arange(top, dtype=np.float64), k.astype(np.intp, copy=False)) if top < k.size
-              else (k.astype(np.float64), Ellipsis))        # (the counts as an index once, not per lookup)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
-        g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
+    (float64 and bool buffers of mag's shape) when given; `factors`: _factors(arange(top), dt) for some top
+    above every k, when the caller has them."""
+    if factors is None:
+        top = int(k.max()) + 1
+        # the k-only factors once per count where there are fewer counts than elements, else per element
+        factors = _factors(np.arange(top, dtype=np.float64) if top < k.size else k.astype(np.float64), dt)
+        at = k if top < k.size else Ellipsis
+    else:
+        at = k
+    at = at.astype(np.intp, copy=False) if at is not Ellipsis else at   # (the counts as an index once)
+    with np.errstate(invalid="ignore", over="ignore"):     # inf * 0 where k*u >= 1: NaN, as before
         # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = np.multiply((gamma + u + g64)[at], mag, out=out)
-        np.multiply(bound, (1 + 2 * g64 + 2.0 ** -50)[at], out=bound)
+        bound = np.multiply(factors[0][at], mag, out=out)
+        np.multiply(bound, factors[1][at], out=bound)
         over = np.greater(mag, _max(dt), out=mask)
         if over.any():          # (most calls have neither: one comparison and one reduction each)
             np.copyto(bound, np.inf, where=over)
@@ -219,6 +223,16 @@ def _bound(k, mag, s, dt, out=None, mask=None):
         if finite is not None and not finite.all():    # a NaN/inf term decides the sum in every order
             np.copyto(bound, 0.0, where=np.logical_not(finite, out=finite))
         return bound
+
+
+def _factors(kk, dt):
+    """The bound's factors of the counts kk (float64): gamma_k(u) + u + g64 and 1 + 2 g64 + 2^-50, where
+    g64 = gamma_k(2^-53)."""
+    u = _unit_roundoff(dt)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
+        g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
+        return gamma + u + g64, 1 + 2 * g64 + 2.0 ** -50
 
 
 def _unit_roundoff(dt) -> float:

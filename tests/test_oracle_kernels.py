@@ -179,7 +179,7 @@ def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype
     # the flat path's two sides and two halves of the bound on threads, or all on one
     monkeypatch.setattr(kernels, "WIDE_OUTPUT", 0 if threads else 1 << 60)
     monkeypatch.setattr(kernels, "ROW_BLOCK", 16)       # a few rows a block: blocks on both threads
-    monkeypatch.setattr(kernels, "CHUNK", 5)            # the flat bound a few elements at a time
+    monkeypatch.setattr(kernels, "BOUND_CHUNK", 5)      # the flat bound a few elements at a time
     rng = np.random.default_rng(11)
     for trial in range(150):
         n_rows = int(rng.integers(1, 12))
