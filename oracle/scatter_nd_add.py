@@ -171,9 +171,11 @@ def _float_sum_rows(x2, rows, u2, counts, dup):
     if u2.dtype not in (np.float16, np.float32, np.float64):
         u2 = u2.astype(np.float64)      # ml_dtypes' bfloat16: widen once
     native = dt in (np.float16, np.float32, np.float64)
-    groups = kernels.row_groups(rows, counts)
-    value = kernels.plus_zero(x2, copy=True)   # an element no update hits is x + 0.0: -0 becomes +0
-    bound = kernels.zeros(x2.shape) if dup else None
+    # the grouping, x + 0.0 for every element (an element no update hits keeps it: -0 becomes +0) and a zero
+    # bound, side by side
+    (groups, value), bound = kernels.in_parallel([
+        lambda: (kernels.row_groups(rows, counts), kernels.plus_zero(x2, copy=True)),
+        lambda: kernels.zeros(x2.shape) if dup else None])
 
     def run(blocks):
         scratch = kernels.Scratch()
