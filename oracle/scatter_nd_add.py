@@ -106,6 +106,31 @@ def _float_sum(x2, rows, u2):
         return _float_sum_rows(x2, rows, u2, counts, dup), dup
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     w = u2.astype(np.float64).ravel()
+    if max(x2.size, w.size) >= kernels.LARGE:
+        return _float_sum_flat(x2, rows, flat, w)
+    # the plain formulation: flat bincounts over every element
+    counts = np.bincount(rows, minlength=x2.shape[0])
+    dup = bool((counts > 1).any())
+    s = np.bincount(flat, weights=w, minlength=x2.size).astype(np.float64, copy=False)   # no updates: int64
+    with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
+        s = np.add(s, x2.reshape(-1), out=s)   # x widened by the add itself: no float64 copy of x
+        value = cast(s, dt).reshape(x2.shape)
+    if not dup:
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
+    # the sums of magnitudes (an inf/NaN term makes s non-finite, which takes bound 0 in _bound, so |t| needs
+    # no masking here)
+    mag = np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size) + np.abs(x2.reshape(-1))
+    k = counts if cols == 1 else np.repeat(counts, cols)
+    bound = np.zeros(x2.size)
+    hit = np.flatnonzero(k > 1)
+    bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
+    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT), True
+
+
+def _float_sum_flat(x2, rows, flat, w):
+    """_float_sum for a large x or many updates of narrow rows: the same value and bound, by np.add.at into
+    memory reused from pass to pass, the bound a chunk at a time."""
+    dt, cols = x2.dtype, x2.shape[1]
     xf = x2.reshape(-1)
 
     parallel = x2.size >= kernels.WIDE_OUTPUT      # the output is large enough for random writes to dominate

@@ -170,14 +170,15 @@ def _sna_flat_formulation(x2, rows, u2, counts):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, "bfloat16"])
-@pytest.mark.parametrize("threads", [False, True])
-def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype, threads):
+@pytest.mark.parametrize("path", ["plain", "fast", "fast on threads"])
+def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype, path):
     import ml_dtypes
     dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
     monkeypatch.setattr(kernels, "LONG_GROUP", 3)       # long groups take the reduction often
-    monkeypatch.setattr(kernels, "LARGE", 0)            # the row-wise path on small inputs too
-    # the flat path's two sides and two halves of the bound on threads, or all on one
-    monkeypatch.setattr(kernels, "WIDE_OUTPUT", 0 if threads else 1 << 60)
+    # the fast paths (row-wise, flat) on small inputs too, or none
+    monkeypatch.setattr(kernels, "LARGE", 1 << 60 if path == "plain" else 0)
+    # the flat path's two sides and the halves of the bound on threads, or all on one
+    monkeypatch.setattr(kernels, "WIDE_OUTPUT", 0 if path == "fast on threads" else 1 << 60)
     monkeypatch.setattr(kernels, "ROW_BLOCK", 16)       # a few rows a block: blocks on both threads
     monkeypatch.setattr(kernels, "BOUND_CHUNK", 5)      # the flat bound a few elements at a time
     rng = np.random.default_rng(11)
