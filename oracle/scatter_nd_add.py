@@ -105,9 +105,9 @@ def _float_sum(x2, rows, u2):
         dup = bool(counts.size) and int(counts.max()) > 1
         return _float_sum_rows(x2, rows, u2, counts, dup), dup
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
+    if max(x2.size, flat.size) >= kernels.LARGE:
+        return _float_sum_flat(x2, rows, flat, u2)
     w = u2.astype(np.float64).ravel()
-    if max(x2.size, w.size) >= kernels.LARGE:
-        return _float_sum_flat(x2, rows, flat, w)
     # the plain formulation: flat bincounts over every element
     counts = np.bincount(rows, minlength=x2.shape[0])
     dup = bool((counts > 1).any())
@@ -127,7 +127,7 @@ def _float_sum(x2, rows, u2):
     return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT), True
 
 
-def _float_sum_flat(x2, rows, flat, w):
+def _float_sum_flat(x2, rows, flat, u2):
     """_float_sum for a large x or many updates of narrow rows: the same value and bound, by np.add.at into
     memory reused from pass to pass, the bound a chunk at a time."""
     dt, cols = x2.dtype, x2.shape[1]
@@ -144,11 +144,12 @@ def _float_sum_flat(x2, rows, flat, w):
         # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
         # own error state)
         with np.errstate(over="ignore", invalid="ignore"):
+            w = u2.astype(np.float64).ravel()
             s = kernels.bin_sums(flat, w, x2.size)
             np.add(s, xf, out=s, dtype=np.float64)      # x widened by the add itself
-            return s, cast(s, dt).reshape(x2.shape)
+            return w, s, cast(s, dt).reshape(x2.shape)
     sides = [counting, summing]
-    counts, (s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
+    counts, (w, s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
     if counts is None:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
     k = counts if cols == 1 else np.repeat(counts, cols)
