@@ -128,37 +128,44 @@ def _float_sum(x2, rows, u2):
 
 
 def _float_sum_flat(x2, rows, flat, u2):
-    """_float_sum for a large x or many updates of narrow rows: the same value and bound, the sums by np.add.at
-    (kernels.bin_sums), the magnitudes' beside them, the bound a chunk at a time over the magnitudes."""
+    """_float_sum for a large x or many updates of narrow rows: the same value and bound, by np.add.at into
+    memory reused from pass to pass, the bound a chunk at a time."""
     dt, cols = x2.dtype, x2.shape[1]
     xf = x2.reshape(-1)
 
     parallel = x2.size >= kernels.WIDE_OUTPUT      # the output is large enough for random writes to dominate
 
-    # three passes of random writes: the counts and, with repeats, the sums of magnitudes on one side, the
-    # sums on the other (an inf/NaN term makes s non-finite, which takes bound 0 in _bound, so |t| needs no
-    # masking)
+    # the counts and the sums are independent passes: side by side
     def counting():
         counts = kernels.bin_counts(rows, x2.shape[0])
-        if not (counts.size and int(counts.max()) > 1):     # (no temporary)
-            return None, None
-        return counts, kernels.bin_sums(flat, np.abs(u2.reshape(-1), dtype=np.float64), x2.size)
+        return counts if counts.size and int(counts.max()) > 1 else None     # (no temporary)
 
     def summing():
         # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
         # own error state)
         with np.errstate(over="ignore", invalid="ignore"):
-            s = kernels.bin_sums(flat, u2.astype(np.float64).ravel(), x2.size)
+            w = u2.astype(np.float64).ravel()
+            s = kernels.bin_sums(flat, w, x2.size)
             np.add(s, xf, out=s, dtype=np.float64)      # x widened by the add itself
-            return s, cast(s, dt).reshape(x2.shape)
+            return w, s, cast(s, dt).reshape(x2.shape)
     sides = [counting, summing]
-    (counts, mags), (s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
+    counts, (w, s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
     if counts is None:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
     k = counts if cols == 1 else np.repeat(counts, cols)
     chunks = [(a, min(a + kernels.BOUND_CHUNK, x2.size)) for a in range(0, x2.size, kernels.BOUND_CHUNK)]
     top = int(k.max()) + 1
     factors = _factors(np.arange(top, dtype=np.float64), dt) if top < x2.size else None     # once per count
+    scratch = kernels.Scratch()
+    for a, b in chunks:
+        # an inf/NaN term makes s non-finite, which decides the sum in every order (bound 0, as for a single
+        # update): k = 1 there, so s is not needed again and |t| needs no masking
+        finite = np.isfinite(s[a:b], out=scratch("finite", (b - a,), bool))
+        if not finite.all():
+            k[a:b][np.logical_not(finite, out=finite)] = 1
+    # the sums of magnitudes, then the bound, in s's memory unless the value is s itself (a fresh array
+    # costs the kernel's zeroing of its pages)
+    mags = kernels.bin_sums(flat, np.abs(w, out=w), x2.size, out=None if np.may_share_memory(value, s) else s)
 
     def bounds(chunks):
         """The bound over these [start, stop) chunks, written over the sums of magnitudes: a chunk at a time,
@@ -172,8 +179,7 @@ def _float_sum_flat(x2, rows, flat, u2):
                     mag = np.take(mags[a:b], hit, out=scratch("mag", hit.shape, np.float64))
                     xs = np.take(xf[a:b], hit, out=scratch("x", hit.shape, dt))
                     np.add(mag, np.abs(xs, out=xs), out=mag, dtype=np.float64)
-                    bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag,
-                                   np.take(s[a:b], hit, out=scratch("s", hit.shape, np.float64)), dt,
+                    bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag, None, dt,
                                    out=scratch("bound", hit.shape, np.float64),
                                    mask=scratch("mask", hit.shape, bool), factors=factors)
                 mags[a:b] = 0
