@@ -407,17 +407,25 @@ def bin_counts(rows, n):
             return out
 
 
-def bin_sums(flat, w, n, out=None):
-    """np.bincount(flat, weights=w, minlength=n) for float64 w: each bin's weights added in their order,
-    starting from 0.0 (into `out`, n float64s, when given).  np.add.at does the same adds into memory
-    faulted in beforehand, in huge pages where the kernel has them (bincount's calloc'd output takes its
-    page faults at the random writes)."""
+def bin_sums(flat, u, n, magnitudes=False, out=None):
+    """np.bincount(flat, weights=w, minlength=n), w the updates u widened to float64 (their magnitudes if
+    asked): each bin's weights added in their order, starting from 0.0 (into `out`, n float64s, when
+    given).  np.add.at makes the same adds, CHUNK updates at a time: their float64 copy never exists whole
+    (a fresh array costs the kernel's zeroing of its pages)."""
     if out is None:
         out = zeros(n)
     else:
         out.fill(0)
+    buf = np.empty(min(CHUNK, flat.size), np.float64)
     with np.errstate(over="ignore", invalid="ignore"):     # inf + -inf is NaN, as bincount has it, silently
-        np.add.at(out, flat, w)
+        for a in range(0, flat.size, CHUNK):
+            b = min(a + CHUNK, flat.size)
+            w = buf[:b - a]
+            if magnitudes:
+                np.abs(u[a:b], out=w, dtype=np.float64)
+            else:
+                w[...] = u[a:b]
+            np.add.at(out, flat[a:b], w)
     return out
 
 

@@ -131,7 +131,7 @@ def _float_sum_flat(x2, rows, flat, u2):
     """_float_sum for a large x or many updates of narrow rows: the same value and bound, by np.add.at into
     memory reused from pass to pass, the bound a chunk at a time."""
     dt, cols = x2.dtype, x2.shape[1]
-    xf = x2.reshape(-1)
+    xf, u = x2.reshape(-1), u2.reshape(-1)     # (u: updates element by element, as flat indexes them)
 
     parallel = x2.size >= kernels.WIDE_OUTPUT      # the output is large enough for random writes to dominate
 
@@ -144,12 +144,11 @@ def _float_sum_flat(x2, rows, flat, u2):
         # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
         # own error state)
         with np.errstate(over="ignore", invalid="ignore"):
-            w = u2.astype(np.float64).ravel()
-            s = kernels.bin_sums(flat, w, x2.size)
+            s = kernels.bin_sums(flat, u, x2.size)
             np.add(s, xf, out=s, dtype=np.float64)      # x widened by the add itself
-            return w, s, cast(s, dt).reshape(x2.shape)
+            return s, cast(s, dt).reshape(x2.shape)
     sides = [counting, summing]
-    counts, (w, s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
+    counts, (s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
     if counts is None:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
     k = counts if cols == 1 else np.repeat(counts, cols)
@@ -165,7 +164,7 @@ def _float_sum_flat(x2, rows, flat, u2):
             k[a:b][np.logical_not(finite, out=finite)] = 1
     # the sums of magnitudes, then the bound, in s's memory unless the value is s itself (a fresh array
     # costs the kernel's zeroing of its pages)
-    mags = kernels.bin_sums(flat, np.abs(w, out=w), x2.size, out=None if np.may_share_memory(value, s) else s)
+    mags = kernels.bin_sums(flat, u, x2.size, magnitudes=True, out=None if np.may_share_memory(value, s) else s)
 
     def bounds(chunks):
         """The bound over these [start, stop) chunks, written over the sums of magnitudes: a chunk at a time,

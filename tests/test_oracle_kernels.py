@@ -181,6 +181,7 @@ def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype
     monkeypatch.setattr(kernels, "WIDE_OUTPUT", 0 if path == "fast on threads" else 1 << 60)
     monkeypatch.setattr(kernels, "ROW_BLOCK", 16)       # a few rows a block: blocks on both threads
     monkeypatch.setattr(kernels, "BOUND_CHUNK", 5)      # the flat bound a few elements at a time
+    monkeypatch.setattr(kernels, "CHUNK", 3)            # the flat sums a few updates at a time
     rng = np.random.default_rng(11)
     for trial in range(150):
         n_rows = int(rng.integers(1, 12))
@@ -209,9 +210,12 @@ def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype
             assert np.array_equal(got.bound, bound), f"actual {got.bound.tolist()}\nexpected {bound.tolist()}"
 
 
-def test_bin_counts_and_sums_equal_bincount():
-    """The counts (uint8 first, int64 once a count reaches 256) and the float64 sums equal np.bincount's,
-    bit for bit, signed zeros and NaN included."""
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_bin_counts_and_sums_equal_bincount(monkeypatch, dtype):
+    """The counts (uint8 first, int64 once a count reaches 256) and the float64 sums of the updates or of
+    their magnitudes, a few updates at a time, equal np.bincount's, bit for bit, signed zeros and NaN
+    included."""
+    monkeypatch.setattr(kernels, "CHUNK", 7)
     rng = np.random.default_rng(17)
     for trial in range(60):
         n = int(rng.integers(1, 50))
@@ -220,12 +224,16 @@ def test_bin_counts_and_sums_equal_bincount():
         counts = kernels.bin_counts(rows, n)
         assert np.array_equal(counts, np.bincount(rows, minlength=n)), (n, rows.tolist())
         assert counts.dtype == (np.uint8 if m < 256 or counts.max() < 256 else np.int64)
-        w = _special(rng, np.float64, m)
-        with np.errstate(invalid="ignore"):
-            got, want = kernels.bin_sums(rows, w, n), np.bincount(rows, weights=w, minlength=n)
-        nan = np.isnan(want)
-        assert np.array_equal(np.isnan(got), nan)
-        assert np.array_equal(_bits(got)[~nan], _bits(want)[~nan]), (rows.tolist(), w.tolist())
+        with np.errstate(over="ignore"):
+            u = _special(rng, np.float64, m).astype(dtype)
+        w = u.astype(np.float64)
+        for magnitudes, weights in ((False, w), (True, np.abs(w))):
+            with np.errstate(invalid="ignore"):
+                got = kernels.bin_sums(rows, u, n, magnitudes=magnitudes)
+                want = np.bincount(rows, weights=weights, minlength=n)
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan)
+            assert np.array_equal(_bits(got)[~nan], _bits(want)[~nan]), (magnitudes, rows.tolist(), u.tolist())
 
 
 def test_row_sums_reduction_is_sequential():
