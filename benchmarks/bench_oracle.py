@@ -37,7 +37,7 @@ SCALAR_CLIP = {"float32": "np.maximum/np.minimum SIMD, blocked",
 TENSOR_CLIP = {"float32": "np.maximum/np.minimum + np.greater SIMD, blocked",
                "float16": "int16 order keys + np.maximum/np.minimum (int16 SIMD), blocked"}
 SCATTER = "fancy-index store + written marks (scalar C loops), blocked"
-SNA_NARROW = "np.add.at indexed loops: uint8 counts beside f64 sums (2 threads), f64 magnitudes; bound in 64K chunks"
+SNA_NARROW = "np.add.at indexed loops: uint8 counts beside f64 sums (2 threads), f64 magnitudes; bound in 256K chunks"
 SNA_WIDE = "key sort + count-ordered rank-wise row take/add (memcpy rows, f64 SIMD add), 2 MiB blocks on 2 threads"
 
 
