@@ -175,10 +175,11 @@ def _float_sum_flat(x2, rows, flat, u2):
                 hit = np.flatnonzero(k[a:b] > 1)
                 bound = None
                 if hit.size:
-                    mag = np.take(mags[a:b], hit, out=scratch("mag", hit.shape, np.float64))
-                    xs = np.take(xf[a:b], hit, out=scratch("x", hit.shape, dt))
+                    # (take without out=: NumPy's take into a given array is slower than into a new one)
+                    mag = mags[a:b].take(hit)
+                    xs = xf[a:b].take(hit)
                     np.add(mag, np.abs(xs, out=xs), out=mag, dtype=np.float64)
-                    bound = _bound(np.take(k[a:b], hit, out=scratch("k", hit.shape, k.dtype)), mag, None, dt,
+                    bound = _bound(k[a:b].take(hit), mag, None, dt,
                                    out=scratch("bound", hit.shape, np.float64),
                                    mask=scratch("mask", hit.shape, bool), factors=factors)
                 mags[a:b] = 0
