@@ -38,8 +38,8 @@ SCALAR_CLIP = {"float32": "np.maximum/np.minimum SIMD, blocked",
 TENSOR_CLIP = {"float32": "np.maximum/np.minimum + np.greater SIMD, blocked",
                "float16": "int16 order keys + np.maximum/np.minimum (int16 SIMD); ~21 passes, blocked"}
 SCATTER = "fancy-index store + written marks (scalar C loops), blocked"
-SNA_NARROW = "np.bincount with weights, 3 passes (scalar C loop), 2 on threads"
-SNA_WIDE = "argsort + rank-wise row take/add (memcpy rows, f64 SIMD add)"
+SNA_NARROW = "np.add.at indexed loops: uint8 counts beside f64 sums (2 threads), f64 magnitudes; bound in 256K chunks"
+SNA_WIDE = "key sort + count-ordered rank-wise row take/add (memcpy rows, f64 SIMD add), 2 MiB blocks on 2 threads"
 
 
 def numpy_kernel() -> str:

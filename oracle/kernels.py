@@ -387,59 +387,155 @@ def scatter_store(flat, shape, dim, index, vals) -> int:
 
 # ---- scatter_nd_add ----------------------------------------------------------------------------------
 # Float sums are taken in float64 in the order of the updates, starting from 0.0, which is what
-# np.bincount(rows, weights) computes.  For wide rows the same sums come from the updates sorted by row
-# (stably: each row keeps its updates' order) and added rank by rank: rank 0 of every row, then rank 1 of
-# the rows that have one, and so on, each step a vectorised row-wise add.  A row with many updates is
-# summed by one reduction down its block (sequential in C order), whose result equals bincount's but for
-# the sign of a zero: adding 0.0 (bincount's start) makes it equal.
+# np.bincount(rows, weights) computes.  For wide rows the same sums come from the updates grouped by row
+# (each row keeping its updates' order) and added rank by rank: rank 0 of every row, then rank 1 of the
+# rows that have one, and so on, each step a vectorised row-wise add.  The rows are ordered by count,
+# most first, so the rows that have a rank r are a prefix and each step adds in place into a contiguous
+# slice; the work goes a block of rows at a time, so that its float64 sums stay in cache.  A row with
+# many updates is summed by one reduction down its block (sequential in C order), whose result equals
+# bincount's but for the sign of a zero: adding 0.0 (bincount's start) makes it equal.  For narrow rows
+# np.add.at's indexed loop makes the same adds as bincount, in the same order, into memory the caller
+# can reuse; its counts go into uint8 while no count reaches 256 (a 1 MB output per 1e6 rows stays in cache).
 
 WIDE_ROW = 8            # columns from which row-wise sums beat a flat bincount
-WIDE_OUTPUT = 1 << 19   # elements of x from which its two bincounts pay for a thread each
+WIDE_OUTPUT = 1 << 19   # elements of x from which the flat sums' passes pay for a thread each
 LONG_GROUP = 64         # updates of one row from which a reduction beats rank-by-rank adds
+ROW_BLOCK = 1 << 18     # float64 sums per block of rows (2 MiB: the core's L2)
+BOUND_CHUNK = 1 << 18   # elements per chunk of the flat bound (its temporaries, ~1/4 of it, stay in L2)
 
 
-def row_sums(rows, u2, with_abs):
-    """(uniq, sums, multi, abs_sums): the distinct rows hit (sorted); for each the float64 sum of its updates
-    in their order starting from 0.0 (bincount's sum); the positions in uniq of the rows hit more than once;
-    for those the same sum of the updates' magnitudes (None unless asked).  The updates are read in place,
-    widened to float64 by each add (exactly)."""
-    if u2.dtype not in (np.float16, np.float32, np.float64):
-        u2 = u2.astype(np.float64)      # ml_dtypes' bfloat16: widen once
-    order = np.argsort(rows, kind="stable")
-    rs = rows[order]
-    first = np.flatnonzero(np.r_[True, rs[1:] != rs[:-1]])
-    count = np.diff(np.r_[first, rows.size])
-    multi = np.flatnonzero(count > 1)
-
-    def accumulate(groups, magnitude):
-        """Sums over `groups` (indices into first), of the updates or of their magnitudes."""
-        def term(a):
-            return np.abs(a) if magnitude else a
-        acc = np.add(term(u2.take(order[first[groups]], axis=0)), 0.0, dtype=np.float64)
-        alive = np.flatnonzero(count[groups] > 1)
-        alive = alive[count[groups[alive]] <= LONG_GROUP]   # positions in groups
-        rank = 1
-        while alive.size:
-            acc[alive] += term(u2.take(order[first[groups[alive]] + rank], axis=0))
-            rank += 1
-            alive = alive[count[groups[alive]] > rank]
-        for p in np.flatnonzero(count[groups] > LONG_GROUP):
-            g = groups[p]
-            block = term(u2.take(order[first[g]:first[g] + count[g]], axis=0)).astype(np.float64)
-            acc[p] = np.add(np.add.reduce(block, axis=0), 0.0)
-        return acc
-    # one thread: these loops are many small fancy-index steps, which hold the GIL more than they free it
-    return rs[first], accumulate(np.arange(first.size), False), multi, (accumulate(multi, True) if with_abs else None)
+def bin_counts(rows, n):
+    """np.bincount(rows, minlength=n)'s values: how many of rows name each of range(n), as uint8 where every
+    count is below 256, else as int64.  Counted in uint8 first (an output that stays in cache): a count of
+    256 or more wraps, which shows as a total short of len(rows); then again in int64."""
+    for dtype in (np.uint8, np.int64):
+        out = zeros(n, dtype)
+        np.add.at(out, rows, dtype(1))
+        if dtype is np.int64 or int(out.sum(dtype=np.int64)) == rows.size:
+            return out
 
 
-def plus_zero(a):
-    """a + 0.0 in place for a float array: -0 becomes +0, every other value stays (NumPy 1.x adds float16 and
-    bfloat16 with scalar loops, so those clear the sign bit of -0 on the integer view instead)."""
+def bin_sums(flat, u, n, magnitudes=False, out=None):
+    """np.bincount(flat, weights=w, minlength=n), w the updates u widened to float64 (their magnitudes if
+    asked): each bin's weights added in their order, starting from 0.0 (into `out`, n float64s, when
+    given).  np.add.at makes the same adds, CHUNK updates at a time: their float64 copy never exists whole
+    (a fresh array costs the kernel's zeroing of its pages)."""
+    if out is None:
+        out = zeros(n)
+    else:
+        out.fill(0)
+    buf = np.empty(min(CHUNK, flat.size), np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):     # inf + -inf is NaN, as bincount has it, silently
+        for a in range(0, flat.size, CHUNK):
+            b = min(a + CHUNK, flat.size)
+            w = buf[:b - a]
+            if magnitudes:
+                np.abs(u[a:b], out=w, dtype=np.float64)
+            else:
+                w[...] = u[a:b]
+            np.add.at(out, flat[a:b], w)
+    return out
+
+
+@dataclass
+class RowGroups:
+    """The updates grouped by the row they hit: `order` lists the updates row by row, each row's in their
+    order; for each row hit, `rows` its index, `k` its count and `first` its start in `order`, the rows
+    ordered by count, most first (so those with k > r are a prefix for every r)."""
+    order: np.ndarray
+    rows: np.ndarray
+    k: np.ndarray
+    first: np.ndarray
+
+    def blocks(self, cols):
+        """[start, stop) ranges of rows of about ROW_BLOCK sums each."""
+        per = max(1, ROW_BLOCK // max(cols, 1))
+        return [(i, min(i + per, self.rows.size)) for i in range(0, self.rows.size, per)]
+
+
+def row_groups(rows, counts) -> RowGroups:
+    """The updates of `rows` (indices into counts, which counts them) grouped by row (RowGroups)."""
+    m = rows.size
+    bits = max(1, (m - 1).bit_length())
+    if counts.size <= 1 << (62 - bits):
+        # (row, position) keys are distinct, so any sort of them is stable: NumPy's SIMD sort, not a merge sort
+        keys = np.left_shift(rows, bits, dtype=np.int64)
+        keys |= np.arange(m, dtype=np.int64)
+        keys.sort()
+        order = np.bitwise_and(keys, (1 << bits) - 1, out=keys)
+    else:
+        order = np.argsort(rows, kind="stable")
+    hit = np.flatnonzero(counts)            # ascending: the order of the rows in `order`
+    k = counts[hit].astype(np.int64)        # (counts may be uint8)
+    first = np.cumsum(k) - k
+    by = np.argsort(-k)                     # any order among equal counts: each row's sum is its own
+    return RowGroups(order, hit[by], k[by], first[by])
+
+
+class Scratch:
+    """Buffers a loop over blocks reuses: a fresh large temporary costs its page faults every time (glibc
+    hands freed memory at the top of the heap back to the kernel), a reused one only the first time."""
+
+    def __init__(self):
+        self._bufs = {}
+
+    def __call__(self, name, shape, dtype):
+        n = int(np.prod(shape, dtype=np.int64))
+        buf = self._bufs.get(name)
+        if buf is None or buf.size < n or buf.dtype != dtype:
+            buf = self._bufs[name] = np.empty(n, dtype)
+        return buf[:n].reshape(shape)
+
+
+def group_sums(u2, g, start, stop, with_abs, scratch):
+    """(sums, abs_sums) for the rows g.rows[start:stop]: the float64 sum of each row's updates (rows of u2)
+    in their order starting from 0.0 (bincount's sum); with_abs: for the rows with k > 1 (a prefix), the
+    same sum of the updates' magnitudes, else None.  The updates are widened to float64 by each add (exactly);
+    u2 is float16, float32 or float64 (the caller widens bfloat16).  Both live in `scratch` (a Scratch)."""
+    k, first = g.k[start:stop], g.first[start:stop]
+    cols = u2.shape[1]
+    sums = scratch("sums", (k.size, cols), np.float64)
+    n_multi = int(np.count_nonzero(k > 1))
+    abs_sums = scratch("abs_sums", (n_multi, cols), np.float64) if with_abs else None
+    n_long = int(np.count_nonzero(k > LONG_GROUP))
+    for p in range(n_long):
+        block = u2.take(g.order[first[p]:first[p] + k[p]], axis=0).astype(np.float64)
+        np.add(np.add.reduce(block, axis=0), 0.0, out=sums[p])
+        if with_abs:
+            np.add(np.add.reduce(np.abs(block, out=block), axis=0), 0.0, out=abs_sums[p])
+    first = first[n_long:]
+    alive = first.size
+    rank = 0
+    while alive:
+        u = np.take(u2, g.order[first[:alive] + rank], axis=0, out=scratch("u", (alive, cols), u2.dtype))
+        acc = sums[n_long:n_long + alive]
+        if rank == 0:
+            np.add(u, 0.0, out=acc, dtype=np.float64)
+        else:
+            np.add(acc, u, out=acc, dtype=np.float64)
+        if with_abs:
+            n_abs = min(alive, n_multi - n_long)
+            a = np.abs(u[:n_abs], out=u[:n_abs])
+            acc = abs_sums[n_long:n_long + n_abs]
+            if rank == 0:
+                np.add(a, 0.0, out=acc, dtype=np.float64)
+            else:
+                np.add(acc, a, out=acc, dtype=np.float64)
+        rank += 1
+        alive = int(np.count_nonzero(k[n_long:n_long + alive] > rank))
+    return sums, abs_sums
+
+
+def plus_zero(a, copy=False):
+    """a + 0.0 for a float array, in place (or into a copy, returned): -0 becomes +0, every other value stays
+    (NumPy 1.x adds float16 and bfloat16 with scalar loops, so those clear the sign bit of -0 on the integer
+    view instead)."""
     if a.dtype.itemsize >= 4:
-        np.add(a, a.dtype.type(0), out=a)
-        return
+        return np.add(a, a.dtype.type(0), out=None if copy else a)
+    a = a.copy() if copy else a
     bits = a.view(np.uint16)
     np.bitwise_xor(bits, np.left_shift(np.equal(bits, 0x8000).view(np.uint8).astype(np.uint16), 15), out=bits)
+    return a
 
 
 def unchanged(a):

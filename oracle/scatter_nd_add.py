@@ -54,13 +54,13 @@ def solve(x, indices, updates, use_locking=False):
         op.raise_if_any()
     x2 = x.reshape(int(np.prod(x.shape[:n], dtype=np.int64)), int(np.prod(x.shape[n:], dtype=np.int64)))
     u2 = updates.reshape(rows.size, x2.shape[1])
-    counts = np.bincount(rows, minlength=x2.shape[0])
-    if (counts > 1).any():
-        clauses.append("SNA-DUP")       # SNA-DUP: repeated indices accumulate
     if is_float(x.dtype):
-        out = _float_sum(x2, rows, u2, counts)
+        out, dup = _float_sum(x2, rows, u2)
     else:
+        dup = bool((kernels.bin_counts(rows, x2.shape[0]) > 1).any())
         out = _int_sum(x2, rows, u2, op)
+    if dup:
+        clauses.append("SNA-DUP")       # SNA-DUP: repeated indices accumulate
     outputs = {"out": _reshape(out, x.shape), "x": _reshape(out, x.shape)}
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(clauses)
@@ -84,7 +84,7 @@ def _rows(lead_shape, idx, op):
     return np.ravel_multi_index(tuple(idx.T), lead_shape).astype(np.intp, copy=False)
 
 
-def _float_sum(x2, rows, u2, counts):
+def _float_sum(x2, rows, u2):
     """Value and per-element bound for a float sum whose order the doc leaves open.
 
     Each output element is s = t0 + t1 + ... + tk (t0 = x, k = updates that hit it), summed by the
@@ -95,74 +95,172 @@ def _float_sum(x2, rows, u2, counts):
     so |s_impl - value| <= (gamma_k(u) + u + gamma_k(2^-53)) * sum|t|.  With k <= 1 there is a single
     correctly rounded addition: exact (bound 0).  If sum|finite t| exceeds the dtype's max, a partial sum
     may overflow in one order and not in another: bound inf (any non-NaN value).
+
+    Returns (the expected array, whether some element is hit more than once).
     """
     dt = x2.dtype
-    dup = bool((counts > 1).any())
-    if x2.shape[1] >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
-        return _float_sum_rows(x2, rows, u2, counts, dup)
     cols = x2.shape[1]
+    if cols >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
+        counts = kernels.bin_counts(rows, x2.shape[0])
+        dup = bool(counts.size) and int(counts.max()) > 1
+        return _float_sum_rows(x2, rows, u2, counts, dup), dup
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
+    if max(x2.size, flat.size) >= kernels.LARGE:
+        return _float_sum_flat(x2, rows, flat, u2)
     w = u2.astype(np.float64).ravel()
-    # the sums and, with repeats, the sums of magnitudes: two independent bincounts, side by side where the
-    # output is large enough for its random writes to dominate (an inf/NaN term makes s non-finite, which
-    # takes bound 0 below, so |t| needs no masking here)
-    if dup and x2.size >= kernels.WIDE_OUTPUT:
-        sums = kernels.in_parallel([lambda: np.bincount(flat, weights=w, minlength=x2.size),
-                                    lambda: np.bincount(flat, weights=np.abs(w), minlength=x2.size)])
-    else:
-        sums = [np.bincount(flat, weights=w, minlength=x2.size)]
-        if dup:
-            sums.append(np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size))
-    sums = [a.astype(np.float64, copy=False) for a in sums]     # bincount of no updates is int64
+    # the plain formulation: flat bincounts over every element
+    counts = np.bincount(rows, minlength=x2.shape[0])
+    dup = bool((counts > 1).any())
+    s = np.bincount(flat, weights=w, minlength=x2.size).astype(np.float64, copy=False)   # no updates: int64
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
-        s = np.add(sums[0], x2.reshape(-1), out=sums[0])   # x widened by the add itself: no float64 copy of x
+        s = np.add(s, x2.reshape(-1), out=s)   # x widened by the add itself: no float64 copy of x
         value = cast(s, dt).reshape(x2.shape)
     if not dup:
-        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
+    # the sums of magnitudes (an inf/NaN term makes s non-finite, which takes bound 0 in _bound, so |t| needs
+    # no masking here)
+    mag = np.bincount(flat, weights=np.abs(w, out=w), minlength=x2.size) + np.abs(x2.reshape(-1))
     k = counts if cols == 1 else np.repeat(counts, cols)
-    mag = np.add(sums[1], np.abs(x2.reshape(-1)), out=sums[1])
-    bound = kernels.zeros(x2.size)
+    bound = np.zeros(x2.size)
     hit = np.flatnonzero(k > 1)
     bound[hit] = _bound(k[hit], mag[hit], s[hit], dt)
-    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT)
+    return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT), True
+
+
+def _float_sum_flat(x2, rows, flat, u2):
+    """_float_sum for a large x or many updates of narrow rows: the same value and bound, by np.add.at into
+    memory reused from pass to pass, the bound a chunk at a time."""
+    dt, cols = x2.dtype, x2.shape[1]
+    xf, u = x2.reshape(-1), u2.reshape(-1)     # (u: updates element by element, as flat indexes them)
+
+    parallel = x2.size >= kernels.WIDE_OUTPUT      # the output is large enough for random writes to dominate
+
+    # the counts and the sums are independent passes: side by side
+    def counting():
+        counts = kernels.bin_counts(rows, x2.shape[0])
+        return counts if counts.size and int(counts.max()) > 1 else None     # (no temporary)
+
+    def summing():
+        # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
+        # own error state)
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = kernels.bin_sums(flat, u, x2.size)
+            np.add(s, xf, out=s, dtype=np.float64)      # x widened by the add itself
+            return s, cast(s, dt).reshape(x2.shape)
+    sides = [counting, summing]
+    counts, (s, value) = kernels.in_parallel(sides) if parallel else [f() for f in sides]
+    if counts is None:
+        return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT), False
+    k = counts if cols == 1 else np.repeat(counts, cols)
+    chunks = [(a, min(a + kernels.BOUND_CHUNK, x2.size)) for a in range(0, x2.size, kernels.BOUND_CHUNK)]
+    top = int(k.max()) + 1
+    factors = _factors(np.arange(top, dtype=np.float64), dt) if top < x2.size else None     # once per count
+    scratch = kernels.Scratch()
+    for a, b in chunks:
+        # an inf/NaN term makes s non-finite, which decides the sum in every order (bound 0, as for a single
+        # update): k = 1 there, so s is not needed again and |t| needs no masking
+        finite = np.isfinite(s[a:b], out=scratch("finite", (b - a,), bool))
+        if not finite.all():
+            k[a:b][np.logical_not(finite, out=finite)] = 1
+    # the sums of magnitudes, then the bound, in s's memory unless the value is s itself (a fresh array
+    # costs the kernel's zeroing of its pages)
+    mags = kernels.bin_sums(flat, u, x2.size, magnitudes=True, out=None if np.may_share_memory(value, s) else s)
+
+    def bounds(chunks):
+        """The bound over these [start, stop) chunks, written over the sums of magnitudes: a chunk at a time,
+        its temporaries in reused buffers (a fresh large temporary costs its page faults)."""
+        scratch = kernels.Scratch()
+        with np.errstate(over="ignore"):
+            for a, b in chunks:
+                hit = np.flatnonzero(k[a:b] > 1)
+                bound = None
+                if hit.size:
+                    # (take without out=: NumPy's take into a given array is slower than into a new one)
+                    mag = mags[a:b].take(hit)
+                    xs = xf[a:b].take(hit)
+                    np.add(mag, np.abs(xs, out=xs), out=mag, dtype=np.float64)
+                    bound = _bound(k[a:b].take(hit), mag, None, dt,
+                                   out=scratch("bound", hit.shape, np.float64),
+                                   mask=scratch("mask", hit.shape, bool), factors=factors)
+                mags[a:b] = 0
+                if bound is not None:
+                    mags[a:b][hit] = bound
+    kernels.in_parallel([lambda part=part: bounds(part) for part in (chunks[0::2], chunks[1::2]) if part]
+                        if parallel else [lambda: bounds(chunks)])
+    return ExpectedArray(value, BOUND, bound=mags.reshape(x2.shape), zero_sign=ZERO_REPORT), True
 
 
 def _float_sum_rows(x2, rows, u2, counts, dup):
-    """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only."""
+    """_float_sum for wide rows: the same value and bound, summed row-wise over the rows hit only, a block of
+    rows at a time (the blocks write disjoint rows: split over threads)."""
     dt = x2.dtype
-    uniq, sums, multi, abs_sums = kernels.row_sums(rows, u2, with_abs=dup)
-    value = x2.copy()
-    kernels.plus_zero(value)        # an element no update hits is x + 0.0: -0 becomes +0, as in the flat sum
-    s = np.add(sums, x2[uniq], dtype=np.float64)
-    with np.errstate(over="ignore"):
-        value[uniq] = cast(s, dt)
+    if u2.dtype not in (np.float16, np.float32, np.float64):
+        u2 = u2.astype(np.float64)      # ml_dtypes' bfloat16: widen once
+    native = dt in (np.float16, np.float32, np.float64)
+    # the grouping, x + 0.0 for every element (an element no update hits keeps it: -0 becomes +0) and a zero
+    # bound, side by side
+    (groups, value), bound = kernels.in_parallel([
+        lambda: (kernels.row_groups(rows, counts), kernels.plus_zero(x2, copy=True)),
+        lambda: kernels.zeros(x2.shape) if dup else None])
+
+    def run(blocks):
+        scratch = kernels.Scratch()
+        with np.errstate(over="ignore", invalid="ignore"):     # inf - inf is NaN, as in the dtype
+            for start, stop in blocks:
+                one(start, stop, scratch)
+
+    def one(start, stop, scratch):
+        sums, abs_sums = kernels.group_sums(u2, groups, start, stop, dup, scratch)
+        hit = groups.rows[start:stop]
+        xs = np.take(x2, hit, axis=0, out=scratch("x", (hit.size, x2.shape[1]), dt))
+        s = np.add(sums, xs, out=sums, dtype=np.float64)
+        value[hit] = s if native else cast(s, dt)     # NumPy's own cast rounds once except to bfloat16
+        if dup and abs_sums.shape[0]:
+            n = abs_sums.shape[0]
+            mag = np.add(abs_sums, np.abs(xs[:n], out=xs[:n]), out=abs_sums, dtype=np.float64)
+            bound[hit[:n]] = _bound(groups.k[start:start + n][:, None], mag, s[:n], dt,
+                                    out=scratch("bound", mag.shape, np.float64), mask=scratch("mask", mag.shape, bool))
+    blocks = groups.blocks(x2.shape[1])
+    kernels.in_parallel([lambda part=part: run(part) for part in (blocks[0::2], blocks[1::2]) if part])
     if not dup:
         return ExpectedArray(value, EXACT, zero_sign=ZERO_REPORT)
-    hit = uniq[multi]
-    mag = np.add(abs_sums, np.abs(x2[hit]), dtype=np.float64)
-    bound = kernels.zeros(x2.shape)
-    bound[hit] = _bound(counts[hit][:, None], mag, s[multi], dt)
     return ExpectedArray(value, BOUND, bound=bound, zero_sign=ZERO_REPORT)
 
 
-def _bound(k, mag, s, dt):
-    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s)."""
+def _bound(k, mag, s, dt, out=None, mask=None, factors=None):
+    """The bound of _float_sum where k > 1 updates hit an element (k broadcasts against mag and s; s None:
+    the caller has left out the elements whose sum is not finite), written into `out` and using `mask`
+    (float64 and bool buffers of mag's shape) when given; `factors`: _factors(arange(top), dt) for some top
+    above every k, when the caller has them."""
+    if factors is None:
+        top = int(k.max()) + 1
+        # the k-only factors once per count where there are fewer counts than elements, else per element
+        factors = _factors(np.arange(top, dtype=np.float64) if top < k.size else k.astype(np.float64), dt)
+        at = k if top < k.size else Ellipsis
+    else:
+        at = k
+    at = at.astype(np.intp, copy=False) if at is not Ellipsis else at   # (the counts as an index once)
+    with np.errstate(invalid="ignore", over="ignore"):     # inf * 0 where k*u >= 1: NaN, as before
+        # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
+        bound = np.multiply(factors[0][at], mag, out=out)
+        np.multiply(bound, factors[1][at], out=bound)
+        over = np.greater(mag, _max(dt), out=mask)
+        if over.any():          # (most calls have neither: one comparison and one reduction each)
+            np.copyto(bound, np.inf, where=over)
+        finite = None if s is None else np.isfinite(s, out=mask)
+        if finite is not None and not finite.all():    # a NaN/inf term decides the sum in every order
+            np.copyto(bound, 0.0, where=np.logical_not(finite, out=finite))
+        return bound
+
+
+def _factors(kk, dt):
+    """The bound's factors of the counts kk (float64): gamma_k(u) + u + g64 and 1 + 2 g64 + 2^-50, where
+    g64 = gamma_k(2^-53)."""
     u = _unit_roundoff(dt)
-    top = int(k.max()) + 1
-    # the k-only factors once per count where there are fewer counts than elements, else per element
-    kk, at = (np.arange(top, dtype=np.float64), k) if top < k.size else (k.astype(np.float64), Ellipsis)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         gamma = np.where(kk * u < 1, kk * u / (1 - kk * u), np.inf)
         g64 = kk * 2.0 ** -53 / (1 - kk * 2.0 ** -53)
-        # mag itself is a float64 sum, low by at most g64 relative: inflate by that and the bound's own rounding
-        bound = (gamma + u + g64)[at] * mag * (1 + 2 * g64 + 2.0 ** -50)[at]
-        over = mag > _max(dt)
-        if over.any():          # (most calls have neither: one comparison and one reduction each)
-            bound = np.where(over, np.inf, bound)
-        finite = np.isfinite(s)
-        if not finite.all():    # a NaN/inf term decides the sum in every order
-            bound = np.where(finite, bound, 0.0)
-        return bound
+        return gamma + u + g64, 1 + 2 * g64 + 2.0 ** -50
 
 
 def _unit_roundoff(dt) -> float:

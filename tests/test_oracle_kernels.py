@@ -170,11 +170,18 @@ def _sna_flat_formulation(x2, rows, u2, counts):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, "bfloat16"])
-def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype):
+@pytest.mark.parametrize("path", ["plain", "fast", "fast on threads"])
+def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype, path):
     import ml_dtypes
     dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
     monkeypatch.setattr(kernels, "LONG_GROUP", 3)       # long groups take the reduction often
-    monkeypatch.setattr(kernels, "LARGE", 0)            # the row-wise path on small inputs too
+    # the fast paths (row-wise, flat) on small inputs too, or none
+    monkeypatch.setattr(kernels, "LARGE", 1 << 60 if path == "plain" else 0)
+    # the flat path's two sides and the halves of the bound on threads, or all on one
+    monkeypatch.setattr(kernels, "WIDE_OUTPUT", 0 if path == "fast on threads" else 1 << 60)
+    monkeypatch.setattr(kernels, "ROW_BLOCK", 16)       # a few rows a block: blocks on both threads
+    monkeypatch.setattr(kernels, "BOUND_CHUNK", 5)      # the flat bound a few elements at a time
+    monkeypatch.setattr(kernels, "CHUNK", 3)            # the flat sums a few updates at a time
     rng = np.random.default_rng(11)
     for trial in range(150):
         n_rows = int(rng.integers(1, 12))
@@ -189,8 +196,9 @@ def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype
             u2[:half] = -u2[half:2 * half]
         counts = np.bincount(rows.astype(np.intp), minlength=n_rows)
         with np.errstate(invalid="ignore"):     # inf - inf: NaN, as in the dtype
-            got = sna_mod._float_sum(x2, rows.astype(np.intp), u2, counts)
+            got, dup = sna_mod._float_sum(x2, rows.astype(np.intp), u2)
             value, bound = _sna_flat_formulation(x2, rows.astype(np.intp), u2, counts)
+        assert dup == bool((counts > 1).any())
         nan = np.isnan(value.astype(np.float64))
         call = f"x2={x2.tolist()} rows={rows.tolist()} u2={u2.tolist()}"
         assert np.array_equal(np.isnan(got.value.astype(np.float64)), nan), call
@@ -202,6 +210,32 @@ def test_scatter_nd_add_float_sum_equals_the_flat_formulation(monkeypatch, dtype
             assert np.array_equal(got.bound, bound), f"actual {got.bound.tolist()}\nexpected {bound.tolist()}"
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_bin_counts_and_sums_equal_bincount(monkeypatch, dtype):
+    """The counts (uint8 first, int64 once a count reaches 256) and the float64 sums of the updates or of
+    their magnitudes, a few updates at a time, equal np.bincount's, bit for bit, signed zeros and NaN
+    included."""
+    monkeypatch.setattr(kernels, "CHUNK", 7)
+    rng = np.random.default_rng(17)
+    for trial in range(60):
+        n = int(rng.integers(1, 50))
+        m = int(rng.choice([0, 1, 7, 255, 256, 300, 1000]))
+        rows = rng.integers(0, n, m) if trial % 3 else np.zeros(m, np.int64)     # one row hit m times
+        counts = kernels.bin_counts(rows, n)
+        assert np.array_equal(counts, np.bincount(rows, minlength=n)), (n, rows.tolist())
+        assert counts.dtype == (np.uint8 if m < 256 or counts.max() < 256 else np.int64)
+        with np.errstate(over="ignore"):
+            u = _special(rng, np.float64, m).astype(dtype)
+        w = u.astype(np.float64)
+        for magnitudes, weights in ((False, w), (True, np.abs(w))):
+            with np.errstate(invalid="ignore"):
+                got = kernels.bin_sums(rows, u, n, magnitudes=magnitudes)
+                want = np.bincount(rows, weights=weights, minlength=n)
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan)
+            assert np.array_equal(_bits(got)[~nan], _bits(want)[~nan]), (magnitudes, rows.tolist(), u.tolist())
+
+
 def test_row_sums_reduction_is_sequential():
     """A long group's reduction adds down the block in order: the result equals the sequential float64 sum
     (pairwise summation would differ in the last bits on this data)."""
@@ -210,7 +244,9 @@ def test_row_sums_reduction_is_sequential():
     seq = np.zeros(16)
     for row in w:
         seq = seq + row
-    uniq, sums, _, _ = kernels.row_sums(np.zeros(1000, np.intp), w, with_abs=False)
+    rows = np.zeros(1000, np.intp)
+    groups = kernels.row_groups(rows, np.bincount(rows))
+    sums, _ = kernels.group_sums(w, groups, 0, 1, False, kernels.Scratch())
     assert np.array_equal(sums[0], seq)
 
 
