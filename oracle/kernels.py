@@ -266,11 +266,7 @@ class _Half:
                 np.add(r, tie, out=r, casting="unsafe")
         if kl is not None and kh is not None and not facts.lo_gt_hi:
             facts.lo_gt_hi = self.scalar_gt if not (loc.ndim or hic.ndim) else _gt16(kl, kh, m2)
-        # the key is its own inverse on the bits: bits = k ^ ((k >> 15) & 0x7fff)
-        t = self.kl_buf[:n]         # free: kl is used up, and r lives in self.t or self.kx
-        np.right_shift(r, 15, out=t)
-        np.bitwise_and(t, 0x7FFF, out=t)
-        np.bitwise_xor(r, t, out=oc.view(np.int16))
+        _key16(r, oc.view(np.int16))        # the key is its own inverse on the bits
         return True
 
     def _by_sign(self, xc, oc):
@@ -508,22 +504,22 @@ def group_sums(u2, g, start, stop, with_abs, scratch):
     rank = 0
     while alive:
         u = np.take(u2, g.order[first[:alive] + rank], axis=0, out=scratch("u", (alive, cols), u2.dtype))
-        acc = sums[n_long:n_long + alive]
-        if rank == 0:
-            np.add(u, 0.0, out=acc, dtype=np.float64)
-        else:
-            np.add(acc, u, out=acc, dtype=np.float64)
+        _add_rank(sums[n_long:n_long + alive], u, rank)
         if with_abs:
             n_abs = min(alive, n_multi - n_long)
-            a = np.abs(u[:n_abs], out=u[:n_abs])
-            acc = abs_sums[n_long:n_long + n_abs]
-            if rank == 0:
-                np.add(a, 0.0, out=acc, dtype=np.float64)
-            else:
-                np.add(acc, a, out=acc, dtype=np.float64)
+            _add_rank(abs_sums[n_long:n_long + n_abs], np.abs(u[:n_abs], out=u[:n_abs]), rank)
         rank += 1
         alive = int(np.count_nonzero(k[n_long:n_long + alive] > rank))
     return sums, abs_sums
+
+
+def _add_rank(acc, terms, rank):
+    """acc += terms in float64, acc being the sums so far of ranks below `rank`; rank 0 starts them from 0.0
+    (bincount's start: a -0 term gives +0)."""
+    if rank == 0:
+        np.add(terms, 0.0, out=acc, dtype=np.float64)
+    else:
+        np.add(acc, terms, out=acc, dtype=np.float64)
 
 
 def plus_zero(a, copy=False):
