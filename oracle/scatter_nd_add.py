@@ -57,7 +57,7 @@ def solve(x, indices, updates, use_locking=False):
     if is_float(x.dtype):
         out, dup = _float_sum(x2, rows, u2)
     else:
-        dup = bool((kernels.bin_counts(rows, x2.shape[0]) > 1).any())
+        dup = _repeated(kernels.bin_counts(rows, x2.shape[0]))
         out = _int_sum(x2, rows, u2, op)
     if dup:
         clauses.append("SNA-DUP")       # SNA-DUP: repeated indices accumulate
@@ -102,7 +102,7 @@ def _float_sum(x2, rows, u2):
     cols = x2.shape[1]
     if cols >= kernels.WIDE_ROW and rows.size and x2.size >= kernels.LARGE:
         counts = kernels.bin_counts(rows, x2.shape[0])
-        dup = bool(counts.size) and int(counts.max()) > 1
+        dup = _repeated(counts)
         return _float_sum_rows(x2, rows, u2, counts, dup), dup
     flat = rows if cols == 1 else (rows[:, None] * cols + np.arange(cols)).ravel()
     if max(x2.size, flat.size) >= kernels.LARGE:
@@ -110,7 +110,7 @@ def _float_sum(x2, rows, u2):
     w = u2.astype(np.float64).ravel()
     # the plain formulation: flat bincounts over every element
     counts = np.bincount(rows, minlength=x2.shape[0])
-    dup = bool((counts > 1).any())
+    dup = _repeated(counts)
     s = np.bincount(flat, weights=w, minlength=x2.size).astype(np.float64, copy=False)   # no updates: int64
     with np.errstate(over="ignore"):     # a sum beyond the dtype's range is inf, as in the dtype itself
         s = np.add(s, x2.reshape(-1), out=s)   # x widened by the add itself: no float64 copy of x
@@ -127,6 +127,11 @@ def _float_sum(x2, rows, u2):
     return ExpectedArray(value, BOUND, bound=bound.reshape(x2.shape), zero_sign=ZERO_REPORT), True
 
 
+def _repeated(counts) -> bool:
+    """Some row is hit more than once (SNA-DUP): one reduction, no temporary."""
+    return bool(counts.size) and int(counts.max()) > 1
+
+
 def _float_sum_flat(x2, rows, flat, u2):
     """_float_sum for a large x or many updates of narrow rows: the same value and bound, by np.add.at into
     memory reused from pass to pass, the bound a chunk at a time."""
@@ -138,7 +143,7 @@ def _float_sum_flat(x2, rows, flat, u2):
     # the counts and the sums are independent passes: side by side
     def counting():
         counts = kernels.bin_counts(rows, x2.shape[0])
-        return counts if counts.size and int(counts.max()) > 1 else None     # (no temporary)
+        return counts if _repeated(counts) else None
 
     def summing():
         # a sum beyond the dtype's range is inf, as in the dtype itself; inf + -inf is NaN (on a thread: its
