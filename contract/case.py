@@ -47,7 +47,7 @@ class Case:
         object.__setattr__(self, "_encoded_params", encoded)
         object.__setattr__(self, "clauses", tuple(self.clauses))
         if not self.id:
-            object.__setattr__(self, "id", _content_id(self.op, inputs, encoded))
+            object.__setattr__(self, "id", content_id(self.op, inputs, encoded))
 
     def __eq__(self, other):
         return isinstance(other, Case) and self.id == other.id
@@ -109,11 +109,8 @@ class Case:
         return tuple(sorted({str(a.dtype) for a in self.inputs.values()}))
 
 
-def content_id(op, inputs, params) -> str:
-    return _content_id(op, inputs, encode_params(params))
-
-
-def _content_id(op, inputs, encoded_params) -> str:
+def content_id(op, inputs, encoded_params) -> str:
+    """The case id: a digest of the op, the inputs and the params as encode_params gives them."""
     payload = json.dumps({"op": op, "inputs": {k: encode_array(v) for k, v in sorted(inputs.items())},
                           "params": encoded_params}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()[:16]

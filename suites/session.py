@@ -202,7 +202,6 @@ class RunSession:
                                "in this interpreter", EXIT_USAGE)
         self._files = None if in_process else _configured()
         self._expect = expect
-        self._expects_oracle = expect is None     # then an explored case's answer may be reused (last_answer)
         self.construction_check = construction_check
         self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
         self._source = None
@@ -363,10 +362,11 @@ class RunSession:
         if hit is not None:
             self._cache.move_to_end(case.id)
             return hit
+        import oracle
         if self._expect is None:
-            import oracle
             self._expect = oracle.expect
-        e = last_answer(case) if self._expects_oracle else None
+        # an explored case was answered by the oracle when it was made: that answer, if it is the oracle's
+        e = last_answer(case) if self._expect is oracle.expect else None
         if e is None:
             e = self._expect(case)
         self._cache[case.id] = e
