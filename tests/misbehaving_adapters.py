@@ -34,6 +34,39 @@ def _record_pid(pid: int, what: str) -> None:
             f.write(str(pid))
 
 
+def _stay_alive():
+    """A left-behind child's body: deaf to SIGTERM, asleep until killed."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(1)
+
+
+def _fork_child(what, body=_stay_alive) -> None:
+    """A child running body (which never returns), its pid recorded as `what`."""
+    pid = os.fork()
+    if pid == 0:
+        body()
+    _record_pid(pid, what)
+
+
+def _fork_escaped(what, body=_stay_alive) -> None:
+    """A grandchild out of the worker's session and process group (setsid, double fork) running body (which
+    never returns), its pid recorded as `what`."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        grandchild = os.fork()
+        if grandchild == 0:
+            body()
+        os.write(w, str(grandchild).encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    _record_pid(int(os.read(r, 32)), what)
+    os.close(r)
+
+
 class Flooder(GoodClip):
     """Writes megabytes through every path a framework logs by: Python streams, fd 1/2, C stdio."""
     name = "flooder"
@@ -119,28 +152,9 @@ class Forker(GoodClip):
 
     def run(self, case):
         if "fork-group" in case.label:
-            pid = os.fork()
-            if pid == 0:
-                signal.signal(signal.SIGTERM, signal.SIG_IGN)
-                while True:
-                    time.sleep(1)
-            _record_pid(pid, "group")
+            _fork_child("group")
         if "fork-session" in case.label:
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.setsid()                     # out of the worker's session and process group
-                grandchild = os.fork()
-                if grandchild == 0:
-                    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-                    while True:
-                        time.sleep(1)
-                os.write(w, str(grandchild).encode())
-                os._exit(0)
-            os.close(w)
-            os.waitpid(pid, 0)
-            _record_pid(int(os.read(r, 32)), "session")
-            os.close(r)
+            _fork_escaped("session")
         if "thread" in case.label:
             # A framework's background thread that keeps printing after run() returned.
             def chatter():
@@ -277,34 +291,11 @@ class Orphaner(GoodClip):
     def run(self, case):
         label = case.label
         if "holder" in label:          # a forked child keeps the reply pipe open
-            pid = os.fork()
-            if pid == 0:
-                signal.signal(signal.SIGTERM, signal.SIG_IGN)
-                while True:
-                    time.sleep(1)
-            _record_pid(pid, "holder")
+            _fork_child("holder")
         if "daemon" in label:          # setsid, double fork, exec with an empty environment
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.setsid()
-                grandchild = os.fork()
-                if grandchild == 0:
-                    os.closerange(3, 1024)
-                    os.execve("/bin/sleep", ["sleep", "1000"], {})
-                os.write(w, str(grandchild).encode())
-                os._exit(0)
-            os.close(w)
-            os.waitpid(pid, 0)
-            _record_pid(int(os.read(r, 32)), "daemon")
-            os.close(r)
+            _fork_escaped("daemon", _sleep_with_nothing)
         if "hog" in label:             # a child whose resident memory the worker's own count would miss
-            pid = os.fork()
-            if pid == 0:
-                hoard = np.ones(HOG_BYTES, np.uint8)      # touched: resident  # noqa: F841
-                while True:
-                    time.sleep(1)
-            _record_pid(pid, "hog")
+            _fork_child("hog", _hoard)
         if "segfault" in label:
             ctypes.string_at(0)
         if "hang" in label:
@@ -314,6 +305,17 @@ class Orphaner(GoodClip):
 
 
 HOG_BYTES = 400 << 20
+
+
+def _sleep_with_nothing():
+    os.closerange(3, 1024)
+    os.execve("/bin/sleep", ["sleep", "1000"], {})
+
+
+def _hoard():
+    hoard = np.ones(HOG_BYTES, np.uint8)      # touched: resident  # noqa: F841
+    while True:
+        time.sleep(1)
 
 
 class CwdBreaker(GoodClip):
