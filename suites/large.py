@@ -167,16 +167,21 @@ CASES = (
 
 # ---- memory ----------------------------------------------------------------------------------------
 
-def available_gib() -> float:
-    """MemAvailable in GiB (inf where /proc/meminfo is absent)."""
+def _proc_gib(path, key, unknown) -> float:
+    """The `key:` line of a /proc file (a figure in KiB), in GiB; `unknown` where the file or line is absent."""
     try:
-        with open("/proc/meminfo") as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) / (1 << 20)
     except OSError:
         pass
-    return float("inf")
+    return unknown
+
+
+def available_gib() -> float:
+    """MemAvailable in GiB (inf where /proc/meminfo is absent)."""
+    return _proc_gib("/proc/meminfo", "MemAvailable", float("inf"))
 
 
 def reset_peak() -> None:
@@ -190,11 +195,4 @@ def reset_peak() -> None:
 
 def peak_gib() -> float:
     """Peak resident memory of this process since the last reset_peak(), in GiB (nan where unknown)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / (1 << 20)
-    except OSError:
-        pass
-    return float("nan")
+    return _proc_gib("/proc/self/status", "VmHWM", float("nan"))
