@@ -105,15 +105,21 @@ def _expectations_digest() -> str:
     return h.hexdigest()
 
 
-def test_the_oracles_answers_are_bit_identical_under_both_numpy_majors():
+def _assert_same_digest_under_both_majors(digest, what, repro):
+    """digest() (a function of this module) gives the same under the other NumPy major as here."""
     python, version = needs_other_major()
-    code = "import sys; sys.path[:0] = sys.argv[1:3]; import test_environments as t; print(t._expectations_digest())"
+    code = f"import sys; sys.path[:0] = sys.argv[1:3]; import test_environments as t; print(t.{digest.__name__}())"
     got = subprocess.run([python, "-c", code, ROOT, TESTS], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert got.returncode == 0, got.stderr[-2000:]
-    mine = _expectations_digest()
+    mine = digest()
     assert got.stdout.strip() == mine, (
-        f"actual: NumPy {version} ({python}) digests the shipped corpus's expectations to {got.stdout.strip()}; "
-        f"expected NumPy {np.__version__}'s {mine}; repro: run oracle.expect over suites/corpus under both")
+        f"actual: NumPy {version} ({python}) digests {what} to {got.stdout.strip()}; "
+        f"expected NumPy {np.__version__}'s {mine}; repro: {repro}")
+
+
+def test_the_oracles_answers_are_bit_identical_under_both_numpy_majors():
+    _assert_same_digest_under_both_majors(_expectations_digest, "the shipped corpus's expectations",
+                                          "run oracle.expect over suites/corpus under both")
 
 
 def _large_digest() -> str:
@@ -162,14 +168,8 @@ def _large_digest() -> str:
 
 
 def test_the_oracles_fast_paths_are_bit_identical_under_both_numpy_majors():
-    python, version = needs_other_major()
-    code = "import sys; sys.path[:0] = sys.argv[1:3]; import test_environments as t; print(t._large_digest())"
-    got = subprocess.run([python, "-c", code, ROOT, TESTS], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert got.returncode == 0, got.stderr[-2000:]
-    mine = _large_digest()
-    assert got.stdout.strip() == mine, (
-        f"actual: NumPy {version} ({python}) digests the oracle's large-input answers to {got.stdout.strip()}; "
-        f"expected NumPy {np.__version__}'s {mine}; repro: tests/test_environments.py _large_digest() under both")
+    _assert_same_digest_under_both_majors(_large_digest, "the oracle's large-input answers",
+                                          "tests/test_environments.py _large_digest() under both")
 
 
 # ---- bad settings ---------------------------------------------------------------------------------------
