@@ -47,18 +47,27 @@ venv .venv-mindspore
 say "installing mindspore 2.10.0 and tensor-conformance into .venv-mindspore on NumPy 1.x"
 pip_install .venv-mindspore -e '.[mindspore]'
 
-# The browser test drives a real chromium; only Debian's package works here (no browser downloads).
-if ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        say "installing Debian chromium"
+# Debian packages for what pip cannot bring; false where there is no root apt-get to install them with.
+apt_updated=
+apt_install() {     # PACKAGE...
+    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 1
+    say "installing Debian $*"
+    if [ -z "$apt_updated" ]; then
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-    else
-        say "chromium missing and no root apt-get: the browser test will be skipped"
+        apt_updated=1
     fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# The browser test drives a real chromium; only Debian's package works here (no browser downloads).
+if ! command -v chromium >/dev/null 2>&1 && ! apt_install chromium; then
+    say "chromium missing and no root apt-get: the browser test will be skipped"
 fi
 
 # pypto's CPU values come from its interpreter, which needs a calculator built against torch.
+if ! { command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; }; then
+    apt_install cmake g++ make || true
+fi
 if command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; then
     say "building pypto's calculator (once; cached outside the repository)"
     .venv/bin/python -m adapters.pypto_runtime.calculator
