@@ -177,7 +177,7 @@ _EXPECTED = "expected:"     # prefix of the arrays of an Expectation (input name
 def expectation_to_msg(exp):
     """(JSON-able dict, {array name: ndarray}) of a contract.expectation.Expectation, for a repro request."""
     head = {"kind": exp.kind, "clauses": list(exp.clauses), "error_clause": exp.error_clause,
-            "error_class": exp.error_class, "message": exp.message, "outputs": []}
+            "error_classes": list(exp.error_classes), "message": exp.message, "outputs": []}
     arrays = {}
     for name, ea in exp.outputs.items():
         head["outputs"].append({"name": name, "rule": ea.rule, "zero_sign": ea.zero_sign})
@@ -197,7 +197,7 @@ def expectation_from_msg(head, arrays):
         outputs[o["name"]] = ExpectedArray(parts["value"], rule=o["rule"], bound=parts["bound"],
                                            choices=parts["choices"], zero_sign=o["zero_sign"])
     return Expectation(head["kind"], tuple(head.get("clauses") or ()), outputs, error_clause=head.get("error_clause"),
-                       error_class=head.get("error_class"), message=head.get("message") or "")
+                       error_classes=tuple(head.get("error_classes") or ()), message=head.get("message") or "")
 
 
 _OUTCOME_FIELDS = ("kind", "exc_type", "message", "stderr", "signal", "seconds", "native_api", "elapsed_s")

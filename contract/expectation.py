@@ -25,25 +25,56 @@ class ExpectedArray:
     zero_sign: str = ZERO_STRICT
 
 
+# What an Expectation admits (docs/DESIGN.md, "Verdicts").
+VALUE = "value"              # returns exactly `outputs` (by each output's rule)
+ERROR = "error"              # raises one of `error_classes` (any class where the documents name none)
+EITHER = "either"            # raises one of `error_classes`, or returns exactly `outputs`: the documents
+#                              leave open whether the input is accepted (or two sentences contradict)
+#                              but fix the value if it is
+UNSPECIFIED = "unspecified"  # the value itself is open: any outcome but a crash
+KINDS = (VALUE, ERROR, EITHER, UNSPECIFIED)
+MAY_RAISE = (ERROR, EITHER)
+MAY_RETURN = (VALUE, EITHER)
+
+
 @dataclass(frozen=True)
 class Expectation:
-    kind: str                                     # "value" | "error" | "unspecified"
+    kind: str                                     # one of KINDS
     clauses: tuple = ()                           # clause ids that decided this answer
     outputs: Mapping[str, ExpectedArray] = field(default_factory=dict)
-    # kind "error": the clause and the exception class name the document names (None: doc names none)
+    # kinds error / either: the clause that admits the error and the exception class names the documents
+    # name for it (a raised class passes when one of these is in its MRO; () where they name none)
     error_clause: Optional[str] = None
-    error_class: Optional[str] = None
-    message: str = ""                             # why (error text / what is unspecified)
+    error_classes: tuple = ()
+    message: str = ""                             # why (error text / what is open / the two readings)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown expectation kind {self.kind!r}")
+        object.__setattr__(self, "error_classes", tuple(self.error_classes or ()))
 
     @property
     def natural(self) -> Mapping[str, ExpectedArray]:
         """For 'unspecified': the NumPy-semantics value an extension is checked against (may be empty)."""
         return self.outputs
 
+    def admits_class(self, mro) -> bool:
+        """Whether an exception whose class and bases are named `mro` is one the documents admit."""
+        return self.kind in MAY_RAISE and (not self.error_classes or any(c in mro for c in self.error_classes))
+
+    def raises_text(self) -> str:
+        names = " or ".join(self.error_classes) or "an error"
+        return f"raises {names} ({self.error_clause})"
+
+    def returns_text(self) -> str:
+        return "returns " + "; ".join(f"{k}: {v.value.dtype}{list(v.value.shape)} {v.rule}"
+                                      for k, v in self.outputs.items())
+
     def summary(self) -> str:
-        if self.kind == "error":
-            return f"raises {self.error_class or 'an error'} ({self.error_clause})"
-        if self.kind == "unspecified":
+        if self.kind == ERROR:
+            return self.raises_text()
+        if self.kind == EITHER:
+            return f"{self.raises_text()}, or {self.returns_text()}"
+        if self.kind == UNSPECIFIED:
             return f"unspecified ({', '.join(self.clauses)}): any outcome but a crash"
-        parts = [f"{k}: {v.value.dtype}{list(v.value.shape)} {v.rule}" for k, v in self.outputs.items()]
-        return "returns " + "; ".join(parts)
+        return self.returns_text()

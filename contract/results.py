@@ -111,6 +111,8 @@ def case_record(run_id: str, verdict, case) -> dict:
         rec["actual_values"] = {k: _encode_any(v) for k, v in verdict.actual_values.items()}
     if verdict.expected_divergence:
         rec["expected_divergence"] = verdict.expected_divergence
+    if getattr(verdict, "reading", ""):
+        rec["reading"] = verdict.reading
     rec["repro"] = verdict.repro
     rec["elapsed_s"] = round(float(verdict.elapsed_s), 6)
     rec["case"] = case.to_json()
@@ -216,7 +218,7 @@ RECORD_FIELDS = {
              {"adapter_version": _STR, "native_api": _STR, "decided_by": _STRS, "expected": _STR,
               "outcome": _STR, "notes": _STRS, "error": _ERROR, "mismatch": _OBJECT,
               "expected_values": _OBJECT, "actual_values": _OBJECT, "expected_divergence": _OPT_STR,
-              "repro": _STR, "elapsed_s": _SECONDS}),
+              "reading": _STR, "repro": _STR, "elapsed_s": _SECONDS}),
     "end": ({"run_id": _STR, "cases": _COUNT, "counts": _OBJECT}, {"finished": _STR}),
 }
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from contract.dtypes import dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
-from .errors import Open, SpecError
+from .errors import Open, SpecError, value_reading
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
@@ -335,7 +335,7 @@ DOMAIN = [
 
 def clip(x, min=None, max=None):
     """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
-    outputs, _ = solve(np.asarray(x), as_bound(min), as_bound(max), input_output=False)
+    outputs = value_reading(solve, np.asarray(x), as_bound(min), as_bound(max), input_output=False)
     return outputs["out"].value
 
 
@@ -406,7 +406,10 @@ def generic_call(case, api, literal, array) -> list:
 
 
 _DOC = "Parameters: min, max"
+from .readings.clip import READING  # noqa: E402  (data only; kept beside the clauses it cites)
+
 SPEC = OpSpec(
+    reading=READING,
     name="clip", source="pypto.clip.txt", title="pypto clip",
     clause_rows=(
         ("CL-FORMULA", "sem", "Description; Return value",

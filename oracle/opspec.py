@@ -66,6 +66,8 @@ class OpSpec:
     generic_call: Optional[Callable] = None            # (case, api, literal, array) -> the lines of a generic repro
     #                           that call `api` as a function of NumPy arrays: literal(value) spells a param value,
     #                           array(value, dtype_name) a 0-d NumPy array; default plain_call (inputs, then params)
+    reading: Optional[object] = None                   # oracle.reading.Reading: the sentence-by-sentence record
+    #                           of the source document (oracle/readings/<op>.py; docs/SPEC.md shows it)
     clauses: tuple = field(init=False, default=())
 
     def __post_init__(self):

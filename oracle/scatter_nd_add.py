@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from contract.dtypes import cast, dtype_name, is_float
 from . import kernels
-from .errors import Open, SpecError
+from .errors import Open, SpecError, value_reading
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, need_input
 
@@ -436,7 +436,7 @@ DOMAIN = [
 
 def scatter_nd_add(x, indices, updates, use_locking=False):
     """mindspore scatter_nd_add: x after the update (a new array here; the caller owns the in-place part)."""
-    outputs, _ = solve(x, indices, updates, use_locking)
+    outputs = value_reading(solve, x, indices, updates, use_locking)
     return outputs["out"].value
 
 
@@ -489,7 +489,10 @@ def generic_call(case, api, literal, array) -> list:
 
 
 _RAISES = "Raises"
+from .readings.scatter_nd_add import READING  # noqa: E402  (data only; kept beside the clauses it cites)
+
 SPEC = OpSpec(
+    reading=READING,
     name="scatter_nd_add", source="mindspore.ops.scatter_nd_add.txt", title="mindspore ops.scatter_nd_add",
     clause_rows=(
         ("SNA-RULE", "sem", "Description", "for every leading position i of indices: x[indices[i]] += updates[i]"),

@@ -20,7 +20,7 @@ import numpy as np
 
 from contract.codec import CodecError
 from contract.dtypes import cast, dtype_name, holds, is_float, is_number, to_dtype
-from .errors import Open, SpecError, Unspecified
+from .errors import Open, SpecError, Unspecified, value_reading
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
 from .scatter import solve as _scatter_solve
@@ -45,7 +45,7 @@ def solve(target, key, value):
     _check_elements(elems, op)
     if op:
         # NumPy gives steps and tensor indices a meaning; bools, floats and bad forms get none
-        numpy_means_it = all(c in ("SI-STEP", "SI-TINDEX") for c, _ in op.items)
+        numpy_means_it = all(c in ("SI-STEP", "SI-TINDEX") for c in op.clauses)
         natural = _numpy_natural(target, key, value) if numpy_means_it else None
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
     axes = _expand(elems, target.ndim, op)          # [(kind, a, b)]: ("int", i, None) | ("slice", start, stop|None)
@@ -180,7 +180,7 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
         op.note("SI-GAP-RANGE", f"a region of {ext} at {[s for s, _ in slices]} runs past the target "
                                 f"{list(target.shape)}")
         return None
-    if any(c == "SI-GAP-REGION" for c, _ in op.items):
+    if "SI-GAP-REGION" in op.clauses:
         return _numpy_natural(target, _numpy_key(axes, value.shape), value)
     out = target.copy()
     region = tuple(slice(a, a + 1) if kind == "int" else slice(a, a + v)
@@ -451,7 +451,7 @@ DOMAIN = [
 
 def setitem(target, key, value):
     """pypto `target[key] = value`: the target after the assignment (a new array; the input is untouched)."""
-    outputs, _ = solve(np.asarray(target), key, value)
+    outputs = value_reading(solve, np.asarray(target), key, value)
     return outputs["target"].value
 
 
@@ -568,7 +568,10 @@ def generic_call(case, api, literal, array) -> list:
 
 
 _EX = "Call examples"
+from .readings.setitem import READING  # noqa: E402  (data only; kept beside the clauses it cites)
+
 SPEC = OpSpec(
+    reading=READING,
     name="setitem", source="pypto.Tensor.setitem.txt", title="pypto Tensor.__setitem__",
     # The clause list's range `SI-EX-1..6` is SI-EX-1 .. SI-EX-6 in the order the document shows them; the
     # same row also names the scatter-form example, which gets SI-EX-7 (added: the range says six).

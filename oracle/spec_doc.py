@@ -48,7 +48,27 @@ def render(specs=None) -> str:
         for c in s.clauses:
             out.append(f"| {c.id} | {c.kind}{' (added)' if c.added else ''} | {_cell(c.section)} | "
                        f"{_cell(c.statement)} |")
+        out += _reading(s)
     return "\n".join(out) + "\n"
+
+
+def _reading(spec) -> list:
+    """The second reading: where two sentences disagree, both readings; then every sentence and its clauses."""
+    r = spec.reading
+    if r is None:
+        return []
+    out = ["", f"### {spec.name}: the second reading", "",
+           f"Every normative sentence and worked example of `{r.document}`, in our words "
+           f"(`oracle/readings/{spec.name}.py`), and the clauses that encode it.", ""]
+    if r.conflicts:
+        out += ["Where two sentences disagree (each reading is a spec finding):", "",
+                "| id | sentences | readings | clause | inputs |", "|---|---|---|---|---|"]
+        out += [f"| {c.id} | {', '.join(c.sentences)} | {_cell(' / '.join(f'({i + 1}) {t}' for i, t in enumerate(c.readings)))} "
+                f"| {c.clause} | {_cell(c.inputs)} |" for c in r.conflicts] + [""]
+    out += ["| sentence | section | kind | says | clauses |", "|---|---|---|---|---|"]
+    out += [f"| {x.id} | {_cell(x.section)} | {x.kind} | {_cell(x.says)} | "
+            f"{', '.join(x.clauses) or 'untestable: ' + _cell(x.untestable)} |" for x in r.sentences]
+    return out
 
 
 def _fields(title, where, fields) -> list:

@@ -9,11 +9,14 @@ import numpy as np
 
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.repro import call_repro
-from contract.expectation import BOUND, CHOICES, ZERO_REPORT
+from contract.expectation import BOUND, CHOICES, EITHER, ERROR, UNSPECIFIED, ZERO_REPORT
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 
 MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
 MAX_INDICES = 10
+# the two readings an "either" expectation admits (Verdict.reading; docs/RESULTS.md)
+READ_RAISES = "raises"
+READ_RETURNS = "returns"
 
 
 @dataclass
@@ -38,6 +41,8 @@ class Verdict:
     repro: str = ""
     elapsed_s: float = 0.0
     expected_divergence: Optional[str] = None
+    reading: str = ""                   # expectation "either": the admitted reading the outcome took
+    #                                     (READ_RAISES / READ_RETURNS), "" otherwise
 
     @property
     def divergent(self) -> bool:
@@ -79,6 +84,8 @@ def record_key(rec) -> str:
 def judge(case, expectation, outcome, adapter) -> Verdict:
     """`adapter`: anything with name, version, native_api(op, case) and repro(case) (an Adapter or a handle)."""
     verdict, outcome_text, notes, extra = _decide(expectation, outcome)
+    if expectation.kind == EITHER and verdict in ("pass", "value-mismatch", "wrong-error-class"):
+        extra["reading"] = READ_RAISES if outcome.kind == RAISED else READ_RETURNS
     v = Verdict(verdict=verdict, case_id=case.id, op=case.op, adapter=adapter.name,
                 adapter_version=_text(getattr(adapter, "version", "")),
                 native_api=outcome.native_api or adapter.native_api(case.op, case),
@@ -118,11 +125,12 @@ def _decide(exp, out):
 def _judge_raised(exp, out):
     text = f"raised {out.exc_type}: {_first_line(out.message)}"
     err = _error(exp, out)
-    if exp.kind == "error":
-        if exp.error_class is None or exp.error_class in out.exc_mro:
-            return "pass", text, [], {}
+    if exp.kind in (ERROR, EITHER):
+        if exp.admits_class(out.exc_mro):
+            return "pass", text, ([f"took the reading that raises ({exp.error_clause})"]
+                                  if exp.kind == EITHER else []), {}
         return "wrong-error-class", text, [], {"error": err}
-    if exp.kind == "unspecified":
+    if exp.kind == UNSPECIFIED:
         return "pass", text, [f"rejected unsupported input ({', '.join(exp.clauses)})"], {}
     return "unexpected-error", text, [], {"error": err}
 
@@ -132,12 +140,14 @@ def _judge_returned(exp, out):
     text = f"returned {names}"
     if out.message:     # e.g. an output the worker could not carry
         text += f" ({_first_line(out.message)})"
-    if exp.kind == "error":
-        return "missing-error", text, [], {"error": {"expected_class": exp.error_class, "actual_class": None,
+    if exp.kind == ERROR:
+        return "missing-error", text, [], {"error": {"expected_class": _classes(exp), "actual_class": None,
                                                      "message": exp.message, "stderr": out.stderr[-4000:]}}
-    if exp.kind == "unspecified":
+    if exp.kind == UNSPECIFIED:
         return "extension", text, [_extension_note(exp, out)], {}
-    notes, failures = [], []
+    # kind "value", or "either" and the call returned: the value is the documents' exactly
+    notes, failures = ([f"took the reading that returns ({exp.error_clause}); the value is compared"]
+                       if exp.kind == EITHER else []), []
     for i, (name, ea) in enumerate(exp.outputs.items()):
         if name not in out.arrays:
             if i == 0:
@@ -257,8 +267,13 @@ def _fmt(v) -> str:
     return repr(v.item())
 
 
+def _classes(exp):
+    """The error's expected_class field: the admitted class names joined by ' or ', None for any class."""
+    return " or ".join(exp.error_classes) or None
+
+
 def _error(exp, out) -> dict:
-    return {"expected_class": exp.error_class if exp.kind == "error" else None,
+    return {"expected_class": _classes(exp) if exp.kind in (ERROR, EITHER) else None,
             "actual_class": out.exc_type or None, "message": out.message[:4000],
             "stderr": out.stderr[-4000:]}
 

@@ -95,7 +95,7 @@ def _expectations_digest() -> str:
     h = hashlib.sha256()
     for case in iter_corpus():
         e = oracle.expect(case)
-        h.update(repr((case.id, e.kind, e.clauses, e.error_clause, e.error_class, e.message)).encode())
+        h.update(repr((case.id, e.kind, e.clauses, e.error_clause, e.error_classes, e.message)).encode())
         for name, ea in e.outputs.items():
             h.update(repr((name, ea.rule, ea.zero_sign)).encode())
             for a in (ea.value, ea.bound, ea.choices):

@@ -5,6 +5,7 @@ import math
 
 import ml_dtypes
 import numpy as np
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 import oracle
 from contract.case import Case
 from oracle.registry import OUTPUTS     # derived from the op modules, at import
-from contract.expectation import BOUND, CHOICES, EXACT, ZERO_REPORT, ZERO_STRICT
+from contract.expectation import BOUND, CHOICES, EXACT, KINDS, ZERO_REPORT, ZERO_STRICT
+from oracle.errors import class_names
 
 F32, I32, I64 = np.float32, np.int32, np.int64
 BF16 = ml_dtypes.bfloat16
@@ -82,8 +84,8 @@ ERRORS = [  # (case, clause, documented class)
     (C("clip", {"x": np.ones(3, F32)}, min={"kind": "element", "dtype": "float16", "value": 0.0}),
      "CL-BOUND-DTYPE", None),
     (C("scatter", {"input": Z44, "index": np.zeros(2, I64), "src": Z44}, dim=0), "SC-NDIM", None),
-    (C("scatter", {"input": Z44, "index": np.array([[4]], I64), "src": Z44}, dim=0), "SC-RANGE", "RuntimeError"),
-    (C("scatter", {"input": Z44, "index": np.array([[-1]], I64), "src": Z44}, dim=1), "SC-RANGE", "RuntimeError"),
+    (C("scatter", {"input": Z44, "index": np.array([[4]], I64), "src": Z44}, dim=0), "SC-RANGE", None),
+    (C("scatter", {"input": Z44, "index": np.array([[-1]], I64), "src": Z44}, dim=1), "SC-RANGE", None),
     (C("scatter", {"input": Z44, "index": np.zeros((1, 3), I64), "src": np.ones((1, 2), F32)}, dim=0),
      "SC-SIZE-SRC", None),
     (C("scatter", {"input": np.zeros((2, 2), F32), "index": np.zeros((1, 3), I64), "src": np.ones((1, 3), F32)},
@@ -113,8 +115,6 @@ ERRORS = [  # (case, clause, documented class)
        size=[1] * 9), "ST-E-MAXDIM", "RuntimeError"),
     (C("set_", {"target": np.zeros(2, F32), "source": np.ones(4, F32)}, source_kind="tensor",
        source_view={"offset": 0, "size": [2], "stride": [2]}, size=[1]), "ST-E-NONCONTIG", "RuntimeError"),
-    (C("set_", {"target": np.zeros(2, np.float64), "source": np.ones(4, F32)}, source_kind="tensor"),
-     "ST-E-DTYPE", "RuntimeError"),
     (C("set_", {"target": np.zeros(2, np.float64), "source": np.ones(4, F32)}, source_kind="storage",
        size=[2]), "ST-E-DTYPE", "RuntimeError"),
     (C("set_", {"target": np.zeros(2, F32), "source": np.ones(2, F32)}, source_kind="tensor",
@@ -127,7 +127,7 @@ UNREACHABLE_ERRORS = {"SNA-CONVERT"}
 @pytest.mark.parametrize("case,clause,cls", ERRORS, ids=[f"{c}-{i}" for i, (_, c, _) in enumerate(ERRORS)])
 def test_documented_errors(case, clause, cls):
     exp = oracle.expect(case)
-    assert (exp.kind, exp.error_clause, exp.error_class) == ("error", clause, cls), _why(exp, case)
+    assert (exp.kind, exp.error_clause, exp.error_classes) == ("error", clause, class_names(cls)), _why(exp, case)
     assert exp.outputs == {} and clause in exp.clauses
 
 
@@ -182,13 +182,13 @@ def test_unspecified_with_natural_value(case, clause, natural):
 def test_public_functions_raise_with_clause_and_class():
     with pytest.raises(oracle.SpecError) as e:
         oracle.scatter_nd_add(np.zeros(3, F32), np.array([[1]], np.int8), np.ones(1, F32))
-    assert (e.value.clause, e.value.documented) == ("SNA-IDX-DTYPE", "TypeError")
+    assert (e.value.clause, e.value.classes) == ("SNA-IDX-DTYPE", ("TypeError",))
     with pytest.raises(oracle.Unspecified) as u:
         oracle.scatter(Z44, 0, np.array([[1], [1]], I64), np.ones((2, 1), F32))
     assert u.value.clause == "SC-DUP" and u.value.natural["out"].rule == CHOICES
     with pytest.raises(oracle.SpecError) as e:
         oracle.clip(np.ones(2, F32), np.ones(2, F32), 1.0)
-    assert (e.value.clause, e.value.documented) == ("CL-SAME-KIND", None)
+    assert (e.value.clause, e.value.classes) == ("CL-SAME-KIND", ())
 
 
 @pytest.mark.parametrize("case", [
@@ -281,7 +281,7 @@ def odd_cases(draw):
 @settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 def test_expect_answers_every_well_formed_case(case):
     exp = oracle.expect(case)
-    assert exp.kind in ("value", "error", "unspecified")
+    assert exp.kind in KINDS
     assert set(exp.clauses) <= set(oracle.CLAUSES), f"unregistered {set(exp.clauses) - set(oracle.CLAUSES)}"
     if exp.kind == "error":
         assert oracle.CLAUSES[exp.error_clause].kind == "err" and not exp.outputs

@@ -261,7 +261,8 @@ class DtypeCheckMissing(_SetMutant):
 
     @classmethod
     def witness(cls):
-        return _case("float32 self, int32 source", np.zeros(3, F32), np.array([1, 2, 3], I32), source_kind="tensor")
+        # a Storage source: for a Tensor source the documents also admit sharing it (ST-GAP-EXAMPLE)
+        return _case("float32 self, int32 storage", np.zeros(3, F32), np.array([1, 2, 3], I32), source_kind="storage")
 
     def call(self, case):
         outcome = self.oracle(case)

@@ -1,0 +1,61 @@
+"""Set-valued expectations ("raises C, or returns exactly V"): judged on hand-made outcomes.
+
+The expectation under test is the oracle's own answer to the documents' worked examples where two
+sentences of one document disagree, so the admissible values come from the document, not from here."""
+import numpy as np
+import pytest
+
+import oracle
+from adapters.base import Outcome
+from contract.expectation import EITHER
+from suites.doc_examples import doc_examples
+from suites.judge import READ_RAISES, READ_RETURNS, judge
+
+from bad_adapters import GoodClip
+
+A = GoodClip()
+# ST-EX-1 prints [10., 20., 30.] for a float64 target set_ to float32 data; ST-E-DTYPE says RuntimeError
+SET_EXAMPLE, _DOC = next((c, d) for c, d in doc_examples() if "ST-GAP-EXAMPLE" in c.clauses)
+SET_PRINTED = _DOC["self"]
+
+
+def _returns_printed(exp, tweak=None):
+    """What an implementation that does what the example shows returns (the printed values, the
+    source's storage seen through self); `tweak` spoils one element."""
+    self_ = np.asarray(SET_PRINTED, dtype=exp.outputs["self"].value.dtype)
+    if tweak is not None:
+        self_ = self_.copy()
+        self_[0] += tweak
+    return Outcome.returned(self=self_, source_after_fill=np.asarray(exp.outputs["source_after_fill"].value))
+
+
+def test_set_example_is_an_either_expectation_whose_value_is_the_printed_one():
+    exp = oracle.expect(SET_EXAMPLE)
+    assert exp.kind == EITHER and exp.error_classes == ("RuntimeError",), exp.summary()
+    assert np.array_equal(exp.outputs["self"].value, np.asarray(SET_PRINTED, dtype=exp.outputs["self"].value.dtype))
+
+
+@pytest.mark.parametrize("outcome, verdict, reading", [
+    ("printed", "pass", READ_RETURNS),                            # does what the example shows
+    ("raises RuntimeError", "pass", READ_RAISES),                 # follows the Raises list
+    ("wrong value", "value-mismatch", READ_RETURNS),              # accepted, but not the document's value
+    ("raises KeyError", "wrong-error-class", READ_RAISES),        # a class the document does not name
+])
+def test_set_example_admits_both_readings_and_nothing_else(outcome, verdict, reading):
+    exp = oracle.expect(SET_EXAMPLE)
+    out = {"printed": lambda: _returns_printed(exp), "wrong value": lambda: _returns_printed(exp, 1.0),
+           "raises RuntimeError": lambda: Outcome.raised(RuntimeError("dtype differs")),
+           "raises KeyError": lambda: Outcome.raised(KeyError("x"))}[outcome]()
+    v = judge(SET_EXAMPLE, exp, out, A)
+    assert (v.verdict, v.reading) == (verdict, reading), (
+        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {SET_EXAMPLE.label}; "
+        f"expectation {exp.summary()}")
+    if verdict == "pass":
+        assert any("took the reading" in n for n in v.notes), v.notes
+    else:
+        assert v.repro, "a failing either-verdict carries a repro"
+
+
+def test_either_summary_names_both_readings():
+    exp = oracle.expect(SET_EXAMPLE)
+    assert exp.summary().startswith("raises RuntimeError (") and ", or returns self: " in exp.summary()
