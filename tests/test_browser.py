@@ -375,6 +375,8 @@ def test_hostile_message_shows_as_text(page):
     g = page.locator("details.fgroup:not([hidden])")
     g.locator("summary").click()
     assert g.locator("pre.message").inner_text() == "boom <script>alert(1)</script>"
+    # the group's case table is drawn by the page's script when the group opens: wait for its first row
+    g.locator(".group-cases tr[data-case]").first.wait_for()
     assert "alert(1)" in g.locator(".group-cases").inner_text()       # rendered by the script as text too
     assert page.locator("#case-list script, .group-cases script").count() == 0
     page.click("#f-reset")
@@ -383,6 +385,7 @@ def test_hostile_message_shows_as_text(page):
 def test_agreement_link_opens_the_differing_cases(page):
     page.click("#agreement-table a[href='#agree-oracle-torch']")
     d = page.locator("details#agree-oracle-torch")
+    page.wait_for_function("() => document.querySelector('details#agree-oracle-torch').open", timeout=5000)
     assert d.get_attribute("open") is not None
     assert d.locator("tbody tr").count() == 2
 
