@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from contract.dtypes import dtype_name
+from contract.expectation import MAY_RETURN
 
 MAX_LITERAL = 256     # more elements than this: the snippet carries the exact bytes instead of a list
 
@@ -218,7 +219,7 @@ CHECK_FUNCTION = '''def _check(name, actual, expected, bound=None, choices=None,
 
 def expected_arrays(expectation) -> list:
     """Every array a check of `expectation` writes as a literal (for the imports)."""
-    if expectation is None or expectation.kind not in ("value", "either"):
+    if expectation is None or expectation.kind not in MAY_RETURN:
         return []
     out = []
     for ea in expectation.outputs.values():

@@ -111,7 +111,7 @@ def case_record(run_id: str, verdict, case) -> dict:
         rec["actual_values"] = {k: _encode_any(v) for k, v in verdict.actual_values.items()}
     if verdict.expected_divergence:
         rec["expected_divergence"] = verdict.expected_divergence
-    if getattr(verdict, "reading", ""):
+    if verdict.reading:
         rec["reading"] = verdict.reading
     rec["repro"] = verdict.repro
     rec["elapsed_s"] = round(float(verdict.elapsed_s), 6)

@@ -17,6 +17,7 @@ import numpy as np
 from contract.dtypes import dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
 from .errors import Open, SpecError, value_reading
+from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
@@ -406,8 +407,6 @@ def generic_call(case, api, literal, array) -> list:
 
 
 _DOC = "Parameters: min, max"
-from .readings.clip import READING  # noqa: E402  (data only; kept beside the clauses it cites)
-
 SPEC = OpSpec(
     reading=READING,
     name="clip", source="pypto.clip.txt", title="pypto clip",

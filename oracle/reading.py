@@ -1,9 +1,10 @@
 """The second reading of a source document, kept as data: every normative sentence and worked example,
 the clause that encodes it, and, where two sentences disagree, both readings.
 
-An op module's `READING` (a `Reading`) is the record docs/SPEC.md shows per clause (source section,
-kind, readings) and the report lists as spec findings; `tests/test_reading.py` fails while a recorded
-sentence has no clause and no reason why it is not testable, or while a clause cites nothing.
+Each op's `OpSpec.reading` (a `Reading`, from oracle/readings/<op>.py) is shown in docs/SPEC.md after the
+op's clauses: its conflicts with both readings, then every sentence with its clauses.
+`tests/test_reading.py` fails while a recorded sentence has no clause and no reason why it is not
+testable, while it cites a clause that does not exist, or while a clause comes from no sentence.
 The text is a paraphrase in English, never the document's own words.
 """
 from __future__ import annotations
@@ -51,9 +52,3 @@ class Reading:
     document: str            # the source document's file name
     sentences: tuple         # Sentence, in document order
     conflicts: tuple = ()    # Conflict
-
-    def cites(self, clause_id: str) -> tuple:
-        return tuple(s for s in self.sentences if clause_id in s.clauses)
-
-    def conflicts_of(self, clause_id: str) -> tuple:
-        return tuple(c for c in self.conflicts if c.clause == clause_id)

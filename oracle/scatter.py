@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from contract.dtypes import cast, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
 from .errors import Either, Open, SpecError, Unspecified, value_reading
+from .readings.scatter import READING
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
 
@@ -352,8 +353,6 @@ def _native_api(case) -> str:
 
 _SUPPLEMENT = "Supplement (the rules after the description)"
 _SESSION = "Code experiment (the torch 1.2 session)"
-from .readings.scatter import READING  # noqa: E402  (data only; kept beside the clauses it cites)
-
 SPEC = OpSpec(
     reading=READING,
     name="scatter", source="torch.Tensor.scatter_.txt",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from contract.dtypes import cast, dtype_name, is_float
 from . import kernels
 from .errors import Open, SpecError, value_reading
+from .readings.scatter_nd_add import READING
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, need_input
 
@@ -489,8 +490,6 @@ def generic_call(case, api, literal, array) -> list:
 
 
 _RAISES = "Raises"
-from .readings.scatter_nd_add import READING  # noqa: E402  (data only; kept beside the clauses it cites)
-
 SPEC = OpSpec(
     reading=READING,
     name="scatter_nd_add", source="mindspore.ops.scatter_nd_add.txt", title="mindspore ops.scatter_nd_add",

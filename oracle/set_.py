@@ -23,6 +23,7 @@ from typing import Optional
 
 from contract.dtypes import cast, is_float, is_number, to_dtype
 from .errors import Open, SpecError
+from .readings.set_ import READING
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
@@ -497,8 +498,6 @@ def generic_call(case, api, literal, array) -> list:
 
 _SIGS = "Legal call signatures"
 _RAISES = "Raises"
-from .readings.set_ import READING  # noqa: E402  (data only; kept beside the clauses it cites)
-
 SPEC = OpSpec(
     reading=READING,
     name="set_", source="mindspore.Tensor.set_.txt", title="mindspore Tensor.set_",

@@ -21,6 +21,7 @@ import numpy as np
 from contract.codec import CodecError
 from contract.dtypes import cast, dtype_name, holds, is_float, is_number, to_dtype
 from .errors import Open, SpecError, Unspecified, value_reading
+from .readings.setitem import READING
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
 from .scatter import solve as _scatter_solve
@@ -568,8 +569,6 @@ def generic_call(case, api, literal, array) -> list:
 
 
 _EX = "Call examples"
-from .readings.setitem import READING  # noqa: E402  (data only; kept beside the clauses it cites)
-
 SPEC = OpSpec(
     reading=READING,
     name="setitem", source="pypto.Tensor.setitem.txt", title="pypto Tensor.__setitem__",

@@ -9,7 +9,7 @@ import numpy as np
 
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.repro import call_repro
-from contract.expectation import BOUND, CHOICES, EITHER, ERROR, UNSPECIFIED, ZERO_REPORT
+from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 
 MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
@@ -84,8 +84,6 @@ def record_key(rec) -> str:
 def judge(case, expectation, outcome, adapter) -> Verdict:
     """`adapter`: anything with name, version, native_api(op, case) and repro(case) (an Adapter or a handle)."""
     verdict, outcome_text, notes, extra = _decide(expectation, outcome)
-    if expectation.kind == EITHER and verdict in ("pass", "value-mismatch", "wrong-error-class"):
-        extra["reading"] = READ_RAISES if outcome.kind == RAISED else READ_RETURNS
     v = Verdict(verdict=verdict, case_id=case.id, op=case.op, adapter=adapter.name,
                 adapter_version=_text(getattr(adapter, "version", "")),
                 native_api=outcome.native_api or adapter.native_api(case.op, case),
@@ -125,11 +123,11 @@ def _decide(exp, out):
 def _judge_raised(exp, out):
     text = f"raised {out.exc_type}: {_first_line(out.message)}"
     err = _error(exp, out)
-    if exp.kind in (ERROR, EITHER):
+    if exp.kind in MAY_RAISE:
+        read = {"reading": READ_RAISES} if exp.kind == EITHER else {}
         if exp.admits_class(out.exc_mro):
-            return "pass", text, ([f"took the reading that raises ({exp.error_clause})"]
-                                  if exp.kind == EITHER else []), {}
-        return "wrong-error-class", text, [], {"error": err}
+            return "pass", text, ([f"took the reading that raises ({exp.error_clause})"] if read else []), read
+        return "wrong-error-class", text, [], {"error": err, **read}
     if exp.kind == UNSPECIFIED:
         return "pass", text, [f"rejected unsupported input ({', '.join(exp.clauses)})"], {}
     return "unexpected-error", text, [], {"error": err}
@@ -146,8 +144,9 @@ def _judge_returned(exp, out):
     if exp.kind == UNSPECIFIED:
         return "extension", text, [_extension_note(exp, out)], {}
     # kind "value", or "either" and the call returned: the value is the documents' exactly
+    read = {"reading": READ_RETURNS} if exp.kind == EITHER else {}
     notes, failures = ([f"took the reading that returns ({exp.error_clause}); the value is compared"]
-                       if exp.kind == EITHER else []), []
+                       if read else []), []
     for i, (name, ea) in enumerate(exp.outputs.items()):
         if name not in out.arrays:
             if i == 0:
@@ -161,9 +160,9 @@ def _judge_returned(exp, out):
         if fail:
             failures.append((name, detail, fail))
     if not failures:
-        return "pass", text, notes, {}
+        return "pass", text, notes, read
     name, detail, why = failures[0]
-    extra = {"mismatch": detail,
+    extra = {**read, "mismatch": detail,
              "expected_values": _small({n: e.value for n, e in exp.outputs.items()}),
              "actual_values": _small(dict(out.arrays))}
     notes = [f[2] for f in failures[1:]] + notes
@@ -273,7 +272,7 @@ def _classes(exp):
 
 
 def _error(exp, out) -> dict:
-    return {"expected_class": _classes(exp) if exp.kind in (ERROR, EITHER) else None,
+    return {"expected_class": _classes(exp) if exp.kind in MAY_RAISE else None,
             "actual_class": out.exc_type or None, "message": out.message[:4000],
             "stderr": out.stderr[-4000:]}
 
