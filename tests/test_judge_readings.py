@@ -59,3 +59,46 @@ def test_set_example_admits_both_readings_and_nothing_else(outcome, verdict, rea
 def test_either_summary_names_both_readings():
     exp = oracle.expect(SET_EXAMPLE)
     assert exp.summary().startswith("raises RuntimeError (") and ", or returns self: " in exp.summary()
+
+
+# ---- scatter_nd_add: SNA-DTYPE's TypeError beside SNA-CONVERT's conversion ---------------------------
+# The document's first example (SNA-EX-1) with updates given as int8: the same values, which float32 holds
+# exactly, so the reading that converts must print the example's own output.
+SNA_EXAMPLE, SNA_DOC = next((c, d) for c, d in doc_examples() if "SNA-EX-1" in c.clauses)
+SNA_INT8 = SNA_EXAMPLE.__class__(op=SNA_EXAMPLE.op, params=dict(SNA_EXAMPLE.params), origin="regression",
+                                 label="SNA-EX-1 with int8 updates",
+                                 inputs={**SNA_EXAMPLE.inputs,
+                                         "updates": SNA_EXAMPLE.inputs["updates"].astype(np.int8)})
+
+
+def _sna_returns(tweak=0.0, dtype=None):
+    out = np.asarray(SNA_DOC["out"], dtype=dtype or SNA_EXAMPLE.inputs["x"].dtype).copy()
+    out[1] += tweak
+    return Outcome.returned(out=out, x=out.copy())
+
+
+@pytest.mark.parametrize("outcome, verdict, reading", [
+    ("printed", "pass", READ_RETURNS),                    # SNA-CONVERT: updates converted, the example's sum
+    ("raises TypeError", "pass", READ_RAISES),            # SNA-DTYPE
+    ("raises RuntimeError", "pass", READ_RAISES),         # SNA-CONVERT's error, read as the one that applies
+    ("wrong value", "value-mismatch", READ_RETURNS),
+    ("raises ValueError", "wrong-error-class", READ_RAISES),
+])
+def test_scatter_nd_add_dtype_admits_both_sentences_and_nothing_else(outcome, verdict, reading):
+    exp = oracle.expect(SNA_INT8)
+    assert exp.kind == EITHER and exp.error_classes == ("TypeError", "RuntimeError"), exp.summary()
+    out = {"printed": lambda: _sna_returns(), "wrong value": lambda: _sna_returns(1.0),
+           "raises TypeError": lambda: Outcome.raised(TypeError("dtype differs")),
+           "raises RuntimeError": lambda: Outcome.raised(RuntimeError("cannot convert")),
+           "raises ValueError": lambda: Outcome.raised(ValueError("x"))}[outcome]()
+    v = judge(SNA_INT8, exp, out, A)
+    assert (v.verdict, v.reading) == (verdict, reading), (
+        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {SNA_INT8.label}; "
+        f"expectation {exp.summary()}")
+
+
+def test_scatter_nd_add_result_keeps_x_dtype():
+    """SNA-RETURN: the converted sum has x's dtype; the sum in updates' dtype is not the document's value."""
+    exp = oracle.expect(SNA_INT8)
+    v = judge(SNA_INT8, exp, _sna_returns(dtype=np.int8), A)
+    assert v.verdict != "pass", f"actual {v.verdict}: {v.outcome}; expected a failing verdict (int8 result)"

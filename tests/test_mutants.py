@@ -50,7 +50,8 @@ def test_witness_tells_the_mutant_from_the_oracle(mutant):
     case = mutant.witness()
     assert case.op == mutant.op, f"{mutant.name}: witness is a {case.op} case"
     expectation = oracle.expect(case)
-    assert expectation.kind in ("value", "error"), (
+    # "either" decides too: a value that is returned must be the documents' value
+    assert expectation.kind in ("value", "error", "either"), (
         f"{mutant.name}: the witness is {expectation.kind} ({', '.join(expectation.clauses)}): the documents "
         "must decide it, or no verdict can tell the mutant from the oracle")
     good = OracleAdapter()

@@ -6,6 +6,7 @@ Dropped, because the documents cannot tell them from the oracle (no verdict coul
 - negative indices rejected, or counted from the end: SNA-GAP-RANGE.
 - an integer sum that saturates at the dtype's limits: SNA-GAP-OVERFLOW.
 - bool x summed as integers: SNA-GAP-DTYPE.
+- a dtype difference raising RuntimeError instead of TypeError: SNA-CONVERT's reading admits it (SNA-GAP-CONVERT).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 import oracle
 from contract.case import Case
 
-from .base import Mutant, flush_subnormals, replace, returned, reraise_as, spec_clause, toward_zero, with_arrays
+from .base import Mutant, flush_subnormals, replace, returned, toward_zero, with_arrays
 
 F16, F32, F64, I16, I32, I64 = np.float16, np.float32, np.float64, np.int16, np.int32, np.int64
 
@@ -112,8 +113,8 @@ class IndicesDtypeUnchecked(_SnaMutant):
         return self.oracle(case)
 
 
-class DtypeMismatchIsRuntimeError(_SnaMutant):
-    """x and updates of different dtypes raise RuntimeError, not the documented TypeError."""
+class DtypeMismatchSumsInUpdatesDtype(_SnaMutant):
+    """updates of another dtype are added, but the result takes updates' dtype instead of x's (SNA-RETURN)."""
 
     @classmethod
     def witness(cls):
@@ -122,7 +123,10 @@ class DtypeMismatchIsRuntimeError(_SnaMutant):
 
     def call(self, case):
         outcome = self.oracle(case)
-        return reraise_as(outcome, RuntimeError) if spec_clause(outcome) == "SNA-DTYPE" else outcome
+        udt = case.inputs["updates"].dtype
+        if not returned(outcome) or udt == case.inputs["x"].dtype:
+            return outcome
+        return with_arrays(outcome, out=outcome.arrays["out"].astype(udt), x=outcome.arrays["x"].astype(udt))
 
 
 class UpdatesShapeUnchecked(_SnaMutant):
