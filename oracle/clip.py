@@ -1,7 +1,8 @@
 """pypto clip: y = min(max(x, lo), hi) with pypto's bound kinds and dtype rules (seed pypto.clip.txt).
 
-Readings the document leaves to the oracle: documented errors (CL-SAME-KIND, CL-BOUND-DTYPE) are decided
-before the domain (dtype, rank) is; NaN in x with no NaN bound at that element is CL-GAP-NAN-X (natural:
+Readings the document leaves to the oracle: documented errors (CL-SAME-KIND, a Tensor bound of another
+dtype) are decided before the domain (dtype, rank) is; an Element bound of another dtype may be refused or
+accepted (clip.conflict.1: "raises, or returns the formula's value"); NaN in x with no NaN bound at that element is CL-GAP-NAN-X (natural:
 NaN propagates); a BF16 input with any bound is CL-GAP-BF16 (scalars become BF16 Elements, which the bound
 list lacks); a scalar bound the input dtype cannot hold is CL-GAP-CAST.  The result compares exactly, with
 the sign of zero reported (max(-0.0, 0.0) is left open by the formula).
@@ -83,10 +84,9 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_outp
         raise SpecError("CL-SAME-KIND", None, f"min is {lo.kind}, max is {hi.kind}: both Element or both Tensor",
                         clauses)
     for b in present:
-        if b.kind in ("element", "tensor"):
-            bd = b.dtype if b.kind == "element" else dtype_name(b.value.dtype)
-            if bd != xd:    # CL-BOUND-DTYPE
-                raise SpecError("CL-BOUND-DTYPE", None, f"a {b.kind} bound of {bd} for input {xd}", clauses)
+        if b.kind == "tensor" and dtype_name(b.value.dtype) != xd:     # CL-BOUND-DTYPE
+            raise SpecError("CL-BOUND-DTYPE", None, f"a tensor bound of {dtype_name(b.value.dtype)} for input "
+                            f"{xd}", clauses)
     op = Open()
     if xd not in INPUT_DTYPES:
         op.note("CL-DTYPE", f"input dtype {xd} is not one of {', '.join(INPUT_DTYPES)}")
@@ -96,9 +96,10 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_outp
         op.note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
     los = _operand(lo, x, "min", op, clauses)
     his = _operand(hi, x, "max", op, clauses)
+    los, his, out = _straddled(x, los, his, op)
     # one blocked pass gives the value and the facts the rules below need, where it applies (large inputs)
     fast = None if los is False or his is False or x.size < kernels.LARGE else kernels.clip_pass(x, los, his)
-    out = fast.out if fast is not None else _formula(x, los, his)
+    out = out if out is not None else (fast.out if fast is not None else _formula(x, los, his))
     if lo is None and hi is None:
         clauses.append("CL-NONE")
     elif lo is None or hi is None:
@@ -138,6 +139,8 @@ def _operand(b, x, name, op, clauses):
         if a.shape != x.shape:
             clauses.append("CL-BROADCAST")
         return a
+    if b.kind == "element" and b.dtype != xd:
+        return _foreign_element(b, x, name, op, clauses)
     v = b.value
     target = b.dtype if b.kind == "element" else xd     # CL-BOUND-TYPES: a scalar becomes an Element of x's dtype
     if not is_number(v):
@@ -157,6 +160,74 @@ def _operand(b, x, name, op, clauses):
         op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in {target}")
         return to_dtype(target, v) if is_float(target) else False     # a float overflows to inf naturally
     return to_dtype(target, v)
+
+
+@dataclass(frozen=True)
+class Straddle:
+    """A bound whose value x's dtype cannot hold: its conversion is not stated, so the two neighbours in
+    x's dtype (`down` < value < `up`) are both faithful; `near` is the nearest (the natural value)."""
+    down: np.ndarray
+    up: np.ndarray
+    near: np.ndarray
+
+
+def _foreign_element(b, x, name, op, clauses):
+    """An Element bound of another dtype (clip.conflict.1): CL-BOUND-DTYPE says the dtype must be the
+    input's (refused, no class named); the same paragraph says another dtype is built through Element
+    (accepted, then the bound takes part in min(max(x, lo), hi) in the input's dtype).  Acceptance is
+    open; the value is fixed where x's dtype holds the Element's value, else see Straddle."""
+    clauses.append("CL-BOUND-DTYPE")
+    xd, v = dtype_name(x.dtype), b.value
+    if not is_number(v):
+        op.note("CL-BOUND-TYPES", f"{name}={v!r} is not an int or a float")
+        return False
+    v = v.item() if isinstance(v, np.generic) else v
+    if not (isinstance(v, float) and not math.isfinite(v)) and not holds(b.dtype, v):
+        op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in its Element's {b.dtype}")
+        return False
+    own = float(to_dtype(b.dtype, v)) if is_float(b.dtype) else int(v)     # the Element's own value
+    op.note_accept("CL-BOUND-DTYPE", f"{name} is an Element of {b.dtype} for input {xd}: refused (the dtype "
+                                     "must be the input's) or accepted (other dtypes are built through Element)")
+    if not math.isfinite(own):
+        if is_float(x.dtype):
+            clauses.append("CL-NONFLOAT-SPECIAL")
+            return to_dtype(xd, own)
+        op.note("CL-NONFLOAT-SPECIAL", f"{name}={own} of {b.dtype} for an integer input: no stated meaning")
+        return False
+    if is_int(x.dtype):
+        if holds(xd, own):
+            return to_dtype(xd, own)
+        lo_, hi_ = math.floor(own), math.ceil(own)
+        if not (holds(xd, lo_) and holds(xd, hi_)):
+            op.note("CL-BOUND-DTYPE", f"{name}={own} of {b.dtype} is outside {xd}: its conversion is not stated")
+            return False
+        return Straddle(to_dtype(xd, lo_), to_dtype(xd, hi_), to_dtype(xd, round(own)))
+    near = to_dtype(xd, own)
+    if float(near) == own:
+        return near
+    if dtype_name(x.dtype) not in BOUND_DTYPES:      # BF16 (CL-GAP-BF16 is noted already): no neighbours
+        return near
+    other = np.nextafter(near, np.array(math.inf if float(near) < own else -math.inf, dtype=near.dtype))
+    down, up = (near, other) if float(near) < own else (other, near)
+    return Straddle(down.astype(near.dtype), up.astype(near.dtype), near)
+
+
+def _straddled(x, lo, hi, op):
+    """(lo, hi, out): a Straddle bound replaced by its natural value, with `out` already computed where
+    every choice of neighbours gives one answer (None: compute as usual); where two choices differ at
+    some element, the value is open there and is noted."""
+    if not (isinstance(lo, Straddle) or isinstance(hi, Straddle)):
+        return lo, hi, None
+    choices = lambda b: (b.down, b.up) if isinstance(b, Straddle) else (b,)
+    natural = lambda b: b.near if isinstance(b, Straddle) else b
+    if lo is False or hi is False:
+        return natural(lo), natural(hi), None
+    outs = [_formula(x, a, c) for a in choices(lo) for c in choices(hi)]
+    if any(not np.array_equal(outs[0], o, equal_nan=is_float(x.dtype)) for o in outs[1:]):
+        op.note("CL-BOUND-DTYPE", "an Element bound's value is not representable in the input's dtype and "
+                                  "some element takes it: the conversion is not stated")
+        return natural(lo), natural(hi), None
+    return natural(lo), natural(hi), outs[0]
 
 
 def _formula(x, lo, hi):

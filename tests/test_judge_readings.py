@@ -102,3 +102,51 @@ def test_scatter_nd_add_result_keeps_x_dtype():
     exp = oracle.expect(SNA_INT8)
     v = judge(SNA_INT8, exp, _sna_returns(dtype=np.int8), A)
     assert v.verdict != "pass", f"actual {v.verdict}: {v.outcome}; expected a failing verdict (int8 result)"
+
+
+# ---- clip: "the bound's dtype must be the input's" beside "another dtype is built through Element" ------
+# The document's first example's input with Element bounds of INT16 (the input is INT32): the returning
+# reading is the formula, computed here independently with NumPy's maximum/minimum.
+CLIP_X = next(c for c, _ in doc_examples() if "CL-EX-1" in c.clauses).inputs["x"]
+CLIP_INT16 = SNA_EXAMPLE.__class__(op="clip", inputs={"x": CLIP_X}, origin="regression",
+                                   label="CL-EX-1's input, Element(INT16) bounds 0 and 3",
+                                   params={"min": {"kind": "element", "dtype": "int16", "value": 0},
+                                           "max": {"kind": "element", "dtype": "int16", "value": 3}})
+
+
+@pytest.mark.parametrize("outcome, verdict, reading", [
+    ("formula", "pass", READ_RETURNS),
+    ("raises TypeError", "pass", READ_RAISES),            # no class is named: any class
+    ("raises KeyError", "pass", READ_RAISES),
+    ("wrong value", "value-mismatch", READ_RETURNS),
+])
+def test_clip_element_of_another_dtype_admits_both_sentences(outcome, verdict, reading):
+    exp = oracle.expect(CLIP_INT16)
+    assert exp.kind == EITHER and exp.error_classes == (), exp.summary()
+    value = np.minimum(np.maximum(CLIP_X, 0), 3)
+    out = {"formula": lambda: Outcome.returned(out=value, x=CLIP_X.copy()),
+           "wrong value": lambda: Outcome.returned(out=value + 1, x=CLIP_X.copy()),
+           "raises TypeError": lambda: Outcome.raised(TypeError("dtype")),
+           "raises KeyError": lambda: Outcome.raised(KeyError("dtype"))}[outcome]()
+    v = judge(CLIP_INT16, exp, out, A)
+    assert (v.verdict, v.reading) == (verdict, reading), (
+        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {CLIP_INT16.label}; "
+        f"expectation {exp.summary()}")
+
+
+def test_clip_tensor_bound_of_another_dtype_stays_an_error():
+    case = CLIP_INT16.__class__(op="clip", inputs={"x": CLIP_X, "min": np.zeros_like(CLIP_X, np.int16)},
+                                params={"min": {"kind": "tensor"}}, origin="regression", label="INT16 tensor min")
+    exp = oracle.expect(case)
+    assert (exp.kind, exp.error_clause) == ("error", "CL-BOUND-DTYPE"), exp.summary()
+
+
+@pytest.mark.parametrize("value, kind", [(2.5, "unspecified"), (0.5, EITHER)])
+def test_clip_element_value_the_input_cannot_hold_is_open_only_where_it_wins(value, kind):
+    """Element(FP32, 2.5) on INT32 [1, 2, 3]: its conversion (2 or 3) is not stated and it decides x = 1
+    and 2, so the value is open; 0.5 (0 or 1) decides no element, so the value is fixed."""
+    x = np.array([1, 2, 3], np.int32)
+    case = CLIP_INT16.__class__(op="clip", inputs={"x": x}, origin="regression", label=f"Element(FP32, {value})",
+                                params={"min": {"kind": "element", "dtype": "float32", "value": value}})
+    exp = oracle.expect(case)
+    assert exp.kind == kind, exp.summary()

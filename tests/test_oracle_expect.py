@@ -81,7 +81,7 @@ ERRORS = [  # (case, clause, documented class)
     (C("setitem", {"target": Z44, "value": np.ones((2, 2), F32)}, key={"tuple": [0, S(1, 3)]}), "SI-MIXED-N", None),
     (C("clip", {"x": np.ones(3, F32), "max": np.ones(3, F32)}, min={"kind": "int", "value": 0},
        max={"kind": "tensor"}), "CL-SAME-KIND", None),
-    (C("clip", {"x": np.ones(3, F32)}, min={"kind": "element", "dtype": "float16", "value": 0.0}),
+    (C("clip", {"x": np.ones(3, F32), "min": np.zeros(3, np.float16)}, min={"kind": "tensor"}),
      "CL-BOUND-DTYPE", None),
     (C("scatter", {"input": Z44, "index": np.zeros(2, I64), "src": Z44}, dim=0), "SC-NDIM", None),
     (C("scatter", {"input": Z44, "index": np.array([[4]], I64), "src": Z44}, dim=0), "SC-RANGE", None),
