@@ -102,6 +102,20 @@ def cast(a, dt) -> np.ndarray:
         return a.astype(dt, copy=False)
 
 
+def converts_exactly(a, dt) -> bool:
+    """Every value of `a` survives `cast` to `dt` and back (NaN to NaN; a NaN or an infinity into an
+    integer dtype does not)."""
+    a, dt = np.asarray(a), _as_dtype(dt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if is_float(a.dtype) and not is_float(dt) and not np.isfinite(a.astype(np.float64)).all():
+            return False
+        back = cast(cast(a, dt), a.dtype)
+    same = back == a
+    if is_float(a.dtype) and is_float(dt):
+        same |= np.isnan(a.astype(np.float64)) & np.isnan(back.astype(np.float64))
+    return bool(np.all(same))
+
+
 def _to_bfloat16(a: np.ndarray) -> np.ndarray:
     """float64 -> bfloat16 rounded once to nearest even: round to odd into float32 first (24 bits hold
     the 8 of bfloat16 and 2 more, so the second rounding, float32 -> bfloat16, which every ml_dtypes

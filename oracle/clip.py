@@ -15,9 +15,9 @@ from typing import Optional
 
 import numpy as np
 
-from contract.dtypes import dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import cast, dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
-from .errors import Open, SpecError, value_reading
+from .errors import Open, value_reading
 from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
@@ -79,19 +79,16 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_outp
     clauses = ["CL-FORMULA", "CL-DTYPE"]
     xd = dtype_name(x.dtype)
     present = [b for b in (lo, hi) if b is not None]
+    op = Open()
+    # Preconditions with no stated consequence (docs/SPEC.md, "Preconditions"): refused with any class, or
+    # accepted with the formula's value
     if len(present) == 2 and (lo.kind == "tensor") != (hi.kind == "tensor"):
         # CL-SAME-KIND: scalars become Elements, so the only mix is Element with Tensor
-        raise SpecError("CL-SAME-KIND", None, f"min is {lo.kind}, max is {hi.kind}: both Element or both Tensor",
-                        clauses)
-    for b in present:
-        if b.kind == "tensor" and dtype_name(b.value.dtype) != xd:     # CL-BOUND-DTYPE
-            raise SpecError("CL-BOUND-DTYPE", None, f"a tensor bound of {dtype_name(b.value.dtype)} for input "
-                            f"{xd}", clauses)
-    op = Open()
+        op.note_accept("CL-SAME-KIND", f"min is {lo.kind}, max is {hi.kind}: both Element or both Tensor")
     if xd not in INPUT_DTYPES:
-        op.note("CL-DTYPE", f"input dtype {xd} is not one of {', '.join(INPUT_DTYPES)}")
+        op.note_accept("CL-DTYPE", f"input dtype {xd} is not one of {', '.join(INPUT_DTYPES)}")
     if not 1 <= x.ndim <= 4 or x.size == 0:
-        op.note("CL-RANK", f"input of shape {list(x.shape)}: only 1-4 dims, non-empty")
+        op.note_accept("CL-RANK", f"input of shape {list(x.shape)}: only 1-4 dims, non-empty")
     if xd in INPUT_DTYPES and xd not in BOUND_DTYPES and present:     # only BF16 today
         op.note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
     los = _operand(lo, x, "min", op, clauses)
@@ -128,7 +125,7 @@ def _operand(b, x, name, op, clauses):
     if b.kind == "tensor":
         a = np.asarray(b.value)
         if not 1 <= a.ndim <= 4 or a.size == 0:
-            op.note("CL-RANK", f"{name} tensor of shape {list(a.shape)}: only 1-4 dims, non-empty")
+            op.note_accept("CL-RANK", f"{name} tensor of shape {list(a.shape)}: only 1-4 dims, non-empty")
         try:
             shape = np.broadcast_shapes(a.shape, x.shape)
         except ValueError:
@@ -138,6 +135,8 @@ def _operand(b, x, name, op, clauses):
             return False
         if a.shape != x.shape:
             clauses.append("CL-BROADCAST")
+        if a.dtype != x.dtype:
+            return _foreign(a, x, name, op, clauses, f"tensor of {dtype_name(a.dtype)}")
         return a
     if b.kind == "element" and b.dtype != xd:
         return _foreign_element(b, x, name, op, clauses)
@@ -173,11 +172,9 @@ class Straddle:
 
 def _foreign_element(b, x, name, op, clauses):
     """An Element bound of another dtype (clip.conflict.1): CL-BOUND-DTYPE says the dtype must be the
-    input's (refused, no class named); the same paragraph says another dtype is built through Element
-    (accepted, then the bound takes part in min(max(x, lo), hi) in the input's dtype).  Acceptance is
-    open; the value is fixed where x's dtype holds the Element's value, else see Straddle."""
-    clauses.append("CL-BOUND-DTYPE")
-    xd, v = dtype_name(x.dtype), b.value
+    input's; the same paragraph says another dtype is built through Element.  Refused (any class) or
+    accepted, see _foreign."""
+    v = b.value
     if not is_number(v):
         op.note("CL-BOUND-TYPES", f"{name}={v!r} is not an int or a float")
         return False
@@ -185,31 +182,49 @@ def _foreign_element(b, x, name, op, clauses):
     if not (isinstance(v, float) and not math.isfinite(v)) and not holds(b.dtype, v):
         op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in its Element's {b.dtype}")
         return False
-    own = float(to_dtype(b.dtype, v)) if is_float(b.dtype) else int(v)     # the Element's own value
-    op.note_accept("CL-BOUND-DTYPE", f"{name} is an Element of {b.dtype} for input {xd}: refused (the dtype "
-                                     "must be the input's) or accepted (other dtypes are built through Element)")
-    if not math.isfinite(own):
-        if is_float(x.dtype):
+    return _foreign(to_dtype(b.dtype, v), x, name, op, clauses, f"Element of {b.dtype}")
+
+
+def _foreign(a, x, name, op, clauses, what):
+    """A bound `a` (its own dtype's values) of a dtype other than the input's.  CL-BOUND-DTYPE's "must be
+    the input's dtype" states no consequence (a precondition: refused with any class, or accepted), and
+    accepted, the bound takes part in min(max(x, lo), hi) in the input's dtype.  The value is fixed where
+    the input's dtype holds the bound's values; where it does not, the conversion is not stated and both
+    neighbours are faithful (Straddle); values no neighbour holds (NaN or out of range into integers)
+    leave the value open."""
+    clauses.append("CL-BOUND-DTYPE")
+    xd, a = dtype_name(x.dtype), np.asarray(a)
+    op.note_accept("CL-BOUND-DTYPE", f"{name} is a {what} for input {xd}: refused (the dtype must be the "
+                                     "input's) or accepted" + (" (other dtypes are built through Element)"
+                                                               if what.startswith("Element") else ""))
+    wide = a.astype(np.float64) if is_float(a.dtype) else a.astype(np.int64)
+    if is_float(x.dtype):
+        if not np.isfinite(wide).all():
             clauses.append("CL-NONFLOAT-SPECIAL")
-            return to_dtype(xd, own)
-        op.note("CL-NONFLOAT-SPECIAL", f"{name}={own} of {b.dtype} for an integer input: no stated meaning")
+        near = cast(a, x.dtype)
+        back = near.astype(np.float64)
+        if dtype_name(x.dtype) not in BOUND_DTYPES or np.array_equal(back, wide, equal_nan=True):
+            return near         # exact (BF16 is open already: CL-GAP-BF16)
+        with np.errstate(invalid="ignore"):
+            toward = np.where(back < wide, np.inf, -np.inf).astype(near.dtype)
+            other = np.where(back == wide, near, np.nextafter(near, toward))
+            return Straddle(np.minimum(near, other), np.maximum(near, other), near)
+    if not is_int(x.dtype):
+        op.note("CL-BOUND-DTYPE", f"a {dtype_name(a.dtype)} bound for a {xd} input: no stated conversion")
         return False
-    if is_int(x.dtype):
-        if holds(xd, own):
-            return to_dtype(xd, own)
-        lo_, hi_ = math.floor(own), math.ceil(own)
-        if not (holds(xd, lo_) and holds(xd, hi_)):
-            op.note("CL-BOUND-DTYPE", f"{name}={own} of {b.dtype} is outside {xd}: its conversion is not stated")
-            return False
-        return Straddle(to_dtype(xd, lo_), to_dtype(xd, hi_), to_dtype(xd, round(own)))
-    near = to_dtype(xd, own)
-    if float(near) == own:
-        return near
-    if dtype_name(x.dtype) not in BOUND_DTYPES:      # BF16 (CL-GAP-BF16 is noted already): no neighbours
-        return near
-    other = np.nextafter(near, np.array(math.inf if float(near) < own else -math.inf, dtype=near.dtype))
-    down, up = (near, other) if float(near) < own else (other, near)
-    return Straddle(down.astype(near.dtype), up.astype(near.dtype), near)
+    if is_float(a.dtype) and not np.isfinite(wide).all():
+        op.note("CL-NONFLOAT-SPECIAL", f"{name} holds NaN or an infinity of {dtype_name(a.dtype)} for an "
+                                       "integer input: no stated meaning")
+        return False
+    info = np.iinfo(x.dtype)
+    down, up = (np.floor(wide), np.ceil(wide)) if is_float(a.dtype) else (wide, wide)
+    if down.size and (down.min() < info.min or up.max() > info.max):
+        op.note("CL-BOUND-DTYPE", f"{name} holds values outside {xd}: their conversion is not stated")
+        return False
+    down, up = down.astype(x.dtype), up.astype(x.dtype)
+    if np.array_equal(down, up):
+        return down
+    return Straddle(down, up, np.rint(wide).astype(x.dtype))
 
 
 def _straddled(x, lo, hi, op):
@@ -224,8 +239,8 @@ def _straddled(x, lo, hi, op):
         return natural(lo), natural(hi), None
     outs = [_formula(x, a, c) for a in choices(lo) for c in choices(hi)]
     if any(not np.array_equal(outs[0], o, equal_nan=is_float(x.dtype)) for o in outs[1:]):
-        op.note("CL-BOUND-DTYPE", "an Element bound's value is not representable in the input's dtype and "
-                                  "some element takes it: the conversion is not stated")
+        op.note("CL-BOUND-DTYPE", "a bound's value is not representable in the input's dtype and decides "
+                                  "some element: its conversion is not stated")
         return natural(lo), natural(hi), None
     return natural(lo), natural(hi), outs[0]
 
@@ -489,8 +504,10 @@ SPEC = OpSpec(
         ("CL-RANK", "uns", "Parameters: input, min, max", "only 1-4 dims; no empty tensors; at most INT32_MAX elements"),
         ("CL-BOUND-TYPES", "sem", "Prototype; Parameters: min, max",
          "a bound is int, float, Element or Tensor; scalars become an Element of the input dtype"),
-        ("CL-BOUND-DTYPE", "err", _DOC, "a Tensor/Element bound must have the input's dtype (FP32, FP16, INT32, INT16)"),
-        ("CL-SAME-KIND", "err", "Constraints, item 1", "lo and hi must be of the same kind: both Element or both Tensor"),
+        ("CL-BOUND-DTYPE", "uns", _DOC, "a Tensor/Element bound must have the input's dtype (FP32, FP16, INT32, "
+                                        "INT16), no consequence named; other dtypes are built through Element"),
+        ("CL-SAME-KIND", "uns", "Constraints, item 1", "lo and hi must be of the same kind: both Element or both "
+                                                       "Tensor (no consequence named)"),
         ("CL-BROADCAST", "sem", "Constraints, item 2", "a Tensor bound must broadcast to the input's shape"),
         ("CL-DEFAULTS", "sem", _DOC,
          "lo defaults to -inf, hi to +inf; for integer inputs the default comparison is skipped"),

@@ -1,9 +1,12 @@
 """torch scatter / scatter_ (seed torch.Tensor.scatter_.txt): self[p with p[dim] = index[p]] = src[p].
 
-Readings the document leaves to the oracle: repeated targets are SC-DUP (`uns`: the page says index values
-must not repeat), answered as unspecified with the set of colliding values per element (rule CHOICES); the
-index dtype is the seed's int64 (others: SC-GAP-DTYPE with the natural value); a negative dim counts from
-the end (SC-GAP-DIM, natural value); a value self's dtype cannot hold is SC-GAP-VALUE-CAST.
+Readings the document leaves to the oracle: repeated targets are SC-DUP (scatter.conflict.1: the transcript
+raises, the supplement states no consequence), answered "raises, or returns with each element hit more than
+once holding one of the values aimed at it" (rule CHOICES); the index dtype is the seed's int64 (another
+integer dtype: raises, or SC-RULE's value; SC-GAP-DTYPE); a src of another dtype: raises, or its values in
+self's dtype where they convert exactly (open where not); a negative dim counts from the end (SC-GAP-DIM,
+natural value); a value self's dtype cannot hold is SC-GAP-VALUE-CAST; SC-NDIM's "must" with no
+consequence and no value is open.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
-from contract.dtypes import cast, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import cast, converts_exactly, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
 from .errors import Either, Open, SpecError, Unspecified, value_reading
 from .readings.scatter import READING
@@ -33,8 +36,9 @@ def solve(self_, dim, index, src=None, value=_NO_VALUE, index_dtypes=INDEX_DTYPE
     clauses = ["SC-RULE"] + (["SC-VALUE"] if value_form else [])
     op = Open()
     ndims = [self_.ndim, index.ndim] + ([] if value_form else [np.ndim(src)])
-    if len(set(ndims)) != 1:    # SC-NDIM
-        raise SpecError("SC-NDIM", None, f"self, index{'' if value_form else ', src'} have ndims {ndims}", clauses)
+    if len(set(ndims)) != 1:    # SC-NDIM: a "must" with no consequence, and SC-RULE gives no value then
+        op.note("SC-NDIM", f"self, index{'' if value_form else ', src'} have ndims {ndims}")
+        op.raise_if_any()
     dim = _dim(dim, self_.ndim, op)
     if not value_form:
         src = np.asarray(src)
@@ -48,7 +52,8 @@ def solve(self_, dim, index, src=None, value=_NO_VALUE, index_dtypes=INDEX_DTYPE
         op.note(gap, f"index dtype {index.dtype} is not an integer type")
         op.raise_if_any()
     if dtype_name(index.dtype) not in index_dtypes:
-        op.note(gap, f"index dtype {index.dtype}: the document shows {', '.join(index_dtypes)} only")
+        # another integer dtype: whether it is accepted is open; SC-RULE gives the value if it is
+        op.note_accept(gap, f"index dtype {index.dtype}: the document shows {', '.join(index_dtypes)} only")
     if index.size and (index.min() < 0 or index.max() >= self_.shape[dim]):    # SC-RANGE
         # the document calls such an index out of bounds and names no class: any exception conforms
         raise SpecError("SC-RANGE", None, f"index values span [{index.min()}, {index.max()}], "
@@ -81,7 +86,10 @@ def _values(self_, index, src, value, value_form, op):
                 op.raise_if_any()
         return np.broadcast_to(to_dtype(self_.dtype, value), index.shape)
     if src.dtype != self_.dtype:
-        op.note("SC-GAP-DTYPE", f"src dtype {src.dtype} differs from self {self_.dtype}")
+        # accepted, src's values land in self's dtype: fixed where they convert exactly, open where not
+        used = src[tuple(slice(0, n) for n in index.shape)]
+        note = op.note_accept if converts_exactly(used, self_.dtype) else op.note
+        note("SC-GAP-DTYPE", f"src dtype {src.dtype} differs from self {self_.dtype}")
     with np.errstate(all="ignore"):     # the natural value of a mismatched src dtype is NumPy's cast
         return cast(src[tuple(slice(0, n) for n in index.shape)], self_.dtype)
 
@@ -116,8 +124,9 @@ def _write(self_, dim, index, vals, op):
             flat[t] = vals.ravel()
     if distinct == index.size:
         return {"out": ExpectedArray(out, EXACT)}      # SC-RULE: every position is written once
-    # SC-DUP: two index positions hit one element; any of the colliding src values may win
-    op.note("SC-DUP", f"{index.size - distinct} index positions collide along dim {dim}")
+    # SC-DUP (scatter.conflict.1): the transcript raises for repeats (no class named), or the call returns
+    # with each element hit more than once holding one of the values aimed at it
+    op.note_accept("SC-DUP", f"{index.size - distinct} index positions collide along dim {dim}")
     t = _targets(self_.shape, dim, index) if t is None else t
     k = int(np.bincount(t).max())
     if k * flat.size > MAX_CHOICES:     # the set-valued answer is k full copies of self: keep memory sane
@@ -360,7 +369,7 @@ SPEC = OpSpec(
     clause_rows=(
         ("SC-RULE", "sem", "Function description", "for every position p of index: self[p with p[dim] = index[p]] = src[p]"),
         ("SC-VALUE", "sem", _SUPPLEMENT, "a float value may replace src: every indexed position gets the value"),
-        ("SC-NDIM", "err", _SUPPLEMENT, "self, index and src have the same number of dims"),
+        ("SC-NDIM", "uns", _SUPPLEMENT, "self, index and src have the same number of dims (no consequence named)"),
         ("SC-RANGE", "err", f"{_SUPPLEMENT}; {_SESSION}",
          "every index value is in [0, self.size(dim) - 1], else the call raises (no class is named: the "
          "transcript's RuntimeError is raised for repeated in-range indices)"),

@@ -13,7 +13,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
-from contract.dtypes import cast, dtype_name, is_float
+from contract.dtypes import cast, converts_exactly, dtype_name, is_float
 from . import kernels
 from .errors import Open, SpecError, value_reading
 from .readings.scatter_nd_add import READING
@@ -83,26 +83,13 @@ def _converted(x, updates, wrong_shape, op, clauses):
         raise SpecError("SNA-DTYPE", (*DTYPE_ERRORS, "ValueError"), f"{what}, and updates' shape is wrong "
                         "too (the documents do not order the two checks)", clauses)
     converted = cast(updates, x.dtype)
-    if exact_conversion(updates, converted):
+    if converts_exactly(updates, x.dtype):
         op.note_accept("SNA-DTYPE", f"{what}: TypeError (SNA-DTYPE), or updates converted to {x.dtype} "
                                     "(SNA-CONVERT)", DTYPE_ERRORS)
     else:
         op.note("SNA-GAP-CONVERT", f"{what}, and some value of updates has no exact {x.dtype}: the "
                                    "conversion rule is not stated")
     return converted
-
-
-def exact_conversion(a, converted) -> bool:
-    """Every value of `a` survives the conversion to `converted`'s dtype and back (NaN to NaN)."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        if is_float(a.dtype) and not is_float(converted.dtype) and not np.isfinite(
-                a.astype(np.float64)).all():
-            return False
-        back = cast(converted, a.dtype)
-    same = back == a
-    if is_float(a.dtype) and is_float(converted.dtype):
-        same |= np.isnan(a.astype(np.float64)) & np.isnan(back.astype(np.float64))
-    return bool(np.all(same))
 
 
 def _rows(lead_shape, idx, op):

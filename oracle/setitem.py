@@ -20,7 +20,7 @@ import numpy as np
 
 from contract.codec import CodecError
 from contract.dtypes import cast, dtype_name, holds, is_float, is_number, to_dtype
-from .errors import Open, SpecError, Unspecified, value_reading
+from .errors import Either, Open, SpecError, Unspecified, value_reading
 from .readings.setitem import READING
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
@@ -80,6 +80,10 @@ def _scatter_form(target, key, value):
     except Unspecified as e:
         e.clauses = tuple(dict.fromkeys((*clauses, *e.clauses)))
         e.natural = {"target": e.natural["out"]} if "out" in e.natural else {}
+        raise
+    except Either as e:
+        e.clauses = tuple(dict.fromkeys((*clauses, *e.clauses)))
+        e.outputs = {"target": e.outputs["out"]} if "out" in e.outputs else {}
         raise
     return {"target": outputs["out"]}, (*clauses, *more)
 
@@ -150,10 +154,9 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
         natural = _numpy_natural(target, _numpy_key(axes, None), value)
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
     if value.ndim != len(slices):
-        if mixed:   # SI-MIXED-N (no exception class named)
-            raise SpecError("SI-MIXED-N", None, f"the key has {len(slices)} slice axes, the value has "
-                            f"{value.ndim} dims", clauses)
-        op.note("SI-VAL-T", f"value of {value.ndim} dims for {len(slices)} sliced axes")
+        # SI-MIXED-N / SI-VAL-T: a "must" with no consequence and no value for the region to take (docs/SPEC.md,
+        # "Preconditions"): any outcome but a crash
+        op.note("SI-MIXED-N" if mixed else "SI-VAL-T", f"value of {value.ndim} dims for {len(slices)} sliced axes")
         natural = _numpy_natural(target, _numpy_key(axes, None), value)
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
     # SI-ASSEMBLE: an open slice takes its extent from the value; an explicit one must agree (else SI-GAP-REGION)
@@ -213,14 +216,20 @@ def _numpy_key(axes, vshape):
 def _scalar_value(target, axes, value, op, clauses):
     clauses.append("SI-VAL-S")
     value = value.item() if isinstance(value, np.generic) else value
+    # SI-FLOATSCALAR ("not supported for now") and SI-VAL-S's DT_INT32-only target name no consequence:
+    # refused with any class, or accepted with the element set to the value, where the target holds it exactly
+    exact = is_number(value) and _holds_exactly(target.dtype, value)
+    note = op.note_accept if exact else op.note
     if isinstance(value, float):
-        op.note("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
+        note("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
     elif not is_number(value):
         op.note("SI-VAL-S", f"scalar {value!r} is not an int")
     elif dtype_name(target.dtype) not in DTYPES["scalar_target"]:
-        op.note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
+        note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
     elif not holds(target.dtype, value):
         op.note("SI-GAP-DTYPE", f"{value} does not fit int32")
+    if isinstance(value, float) and dtype_name(target.dtype) not in DTYPES["scalar_target"]:
+        note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
     if any(kind == "slice" for kind, _, _ in axes):
         op.note("SI-VAL-S", "a scalar value with a key that selects a region, not one element")
     if not isinstance(value, (bool, int, float)) or not (holds(target.dtype, value) or is_float(target.dtype)):
@@ -228,6 +237,13 @@ def _scalar_value(target, axes, value, op, clauses):
     out = target.copy()
     out[_numpy_key(axes, None)] = to_dtype(target.dtype, value)
     return out
+
+
+def _holds_exactly(dt, value) -> bool:
+    """`dt` represents the Python number `value` exactly (no rounding, no overflow)."""
+    if not holds(dt, value):
+        return False
+    return not is_float(dt) or float(to_dtype(dt, value)) == value or value != value
 
 
 def _numpy_natural(target, key, value):
@@ -599,7 +615,7 @@ SPEC = OpSpec(
         ("SI-STEP", "uns", "Constraints: slice step", "a slice step other than 1 is not supported"),
         ("SI-BOOL", "uns", "Constraints: bool index", "bool indices are not supported"),
         ("SI-TINDEX", "uns", "Constraints: tensor index", "tensor indices are not supported"),
-        ("SI-MIXED-N", "err", "Constraints: mixed index", "with a mixed key, the number of slices must equal the "
+        ("SI-MIXED-N", "uns", "Constraints: mixed index", "with a mixed key, the number of slices must equal the "
                                                           "value's ndim (no exception class named)"),
         ("SI-FLOATSCALAR", "uns", "Constraints: single-element value", "a float scalar value is not supported"),
         ("SI-EX-1", "ex", f"{_EX}: empty slice", "empty slice: c[:] = a + b in the add kernel"),

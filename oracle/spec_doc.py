@@ -18,10 +18,30 @@ PATH = Path(__file__).resolve().parents[1] / "docs" / "SPEC.md"
 _KIND_TEXT = {
     "sem": "a defined behaviour",
     "err": "a documented error: the call must raise (the class, where the document names one)",
-    "uns": "documented as unsupported: an implementation may reject it or extend it, not crash",
+    "uns": "documented as unsupported, or a precondition whose breach has no stated consequence: an "
+           "implementation may reject it (any exception class); if it accepts it, it must give the value the "
+           "other rules give where they give one (`either`), any value where they give none (`extension`); "
+           "never a crash",
     "ex": "a worked example of the document, with its exact output",
     "gap": "something the document leaves open or contradicts: a spec finding the report lists",
 }
+
+
+# One policy for every "must", "must not", "only" or "not supported" sentence that names no consequence.
+PRECONDITIONS = [
+    "## Preconditions",
+    "",
+    "A sentence that requires something of the input (\"must\", \"must not\", \"only\", \"not supported",
+    "for now\") but names no consequence is a **precondition**, kind `uns`: the document does not promise an",
+    "error, so refusing the input with any exception class conforms, and it does not promise acceptance",
+    "either. An implementation that accepts the input must still give what the rest of the document gives:",
+    "where the other rules fix the value, the expectation is \"raises (any class), or returns exactly that",
+    "value\" (kind `either`); where they fix none, any outcome but a crash conforms (kind `unspecified`, the",
+    "verdict `extension`). A sentence that names its consequence (\"raises TypeError\", \"otherwise the index",
+    "is out of bounds\") is an error (`err`), with the class where the document names one and any class",
+    "where it does not. Where two sentences disagree, each reading is admitted (the `either` answers of the",
+    "conflicts below).",
+]
 
 
 def render(specs=None) -> str:
@@ -35,7 +55,8 @@ def render(specs=None) -> str:
            "", "Kinds:", ""]
     out += [f"- **{k}**: {_KIND_TEXT[k]}" for k in KINDS]
     out += ["", "Ids marked *added* are not in the developers' clause list: the oracle had to decide them",
-            "while encoding the document.", "", "| op | source document | clauses |", "|---|---|---|"]
+            "while encoding the document.", ""] + PRECONDITIONS + [
+            "", "| op | source document | clauses |", "|---|---|---|"]
     out += [f"| [{s.name}](#{_anchor(s.name)}) | `{s.source}`: {_cell(s.title)} | {len(s.clauses)} |" for s in specs]
     for s in specs:
         out += ["", f"## {s.name}", "", f"Source document: `{s.source}` ({_cell(s.title)}).", ""]

@@ -52,7 +52,8 @@ VERDICT_MEANINGS = {
 KIND_MEANINGS = {
     "sem": "a defined behaviour: the values the op must compute",
     "err": "a documented error: the input must be rejected with the exception class named",
-    "uns": "documented as unsupported: an implementation may reject it (pass) or extend it (extension)",
+    "uns": "documented as unsupported, or a precondition with no stated consequence: an implementation may "
+           "reject it (pass, any class) or accept it, with the value the other rules give where they give one",
     "ex": "a worked example of the document, with its exact expected output",
     "gap": "something the document leaves open or contradicts: a spec finding; any outcome but a crash or "
            "timeout is admissible there",

@@ -55,9 +55,16 @@ def test_clauses_md_parses_into_many_ids():
     assert len(rows) >= 80, f"actual {len(rows)} clause ids parsed from {CLAUSES_MD}, expected the full table"
 
 
+# Where the seed wins over CLAUSES.md: "must" sentences whose seed states no consequence are
+# preconditions, `uns` (docs/SPEC.md, "Preconditions"); CLAUSES.md lists them as errors.
+RECLASSIFIED = {"CL-BOUND-DTYPE": ("err", "uns"), "CL-SAME-KIND": ("err", "uns"), "SC-NDIM": ("err", "uns"),
+                "SI-MIXED-N": ("err", "uns")}
+
+
 def test_every_documented_clause_is_registered_with_its_kind_and_op():
+    kind_of = lambda cid, kind: RECLASSIFIED[cid][1] if RECLASSIFIED.get(cid, ("",))[0] == kind else kind
     wrong = [(cid, kind, op, oracle.CLAUSES.get(cid)) for cid, kind, op in _documented()
-             if cid not in oracle.CLAUSES or (oracle.CLAUSES[cid].kind, oracle.CLAUSES[cid].op) != (kind, op)]
+             if cid not in oracle.CLAUSES or (oracle.CLAUSES[cid].kind, oracle.CLAUSES[cid].op) != (kind_of(cid, kind), op)]
     assert not wrong, "actual registry entry differs from CLAUSES.md (id, kind, op, registered):\n" + \
         "\n".join(map(str, wrong))
 

@@ -355,17 +355,6 @@ def doc_examples():
 
 
 def error_cases():
-    x = np.array([[-2, 1, 2], [3, 4, 5]], I32)                # the doc's first example
-    lo = np.array([[-1, 0, 2], [0, 3, 5]], I32)
-    hi = np.array([[1, 2, 1], [4, 4, 4]], I32)
-    tensor = {"kind": "tensor"}
-    return [
-        error_case(OP, "CL-BOUND-DTYPE", None, "int32 x, float32 min tensor",
-                   {"x": x, "min": lo.astype(np.float32), "max": hi}, {"min": tensor, "max": tensor}),
-        # an Element of another dtype is "raises, or returns the formula's value" (clip.conflict.1): no error
-        error_case(OP, "CL-SAME-KIND", None, "min=1 (an Element), max a Tensor",
-                   {"x": np.array([[0, 2, 4], [3, 4, 6]], I32), "max": hi},
-                   {"min": {"kind": "int", "value": 1}, "max": tensor}),
-        error_case(OP, "CL-SAME-KIND", None, "min a Tensor, max an Element",
-                   {"x": x, "min": lo}, {"min": tensor, "max": {"kind": "element", "dtype": "int32", "value": 4}}),
-    ]
+    # clip documents no error: CL-BOUND-DTYPE and CL-SAME-KIND are preconditions with no stated consequence
+    # ("raises, or returns the formula's value": docs/SPEC.md, "Preconditions")
+    return []

@@ -294,8 +294,6 @@ def error_cases():
     p = {"dim": 0, "inplace": True}
     # SC-RANGE names no class: the transcript's RuntimeError is the repeated-index call's, so any class conforms
     return [
-        error_case(OP, "SC-NDIM", None, "1-D index into a 2-D self", {**base, "index": index[0]}, p),
-        error_case(OP, "SC-NDIM", None, "3-D src", {**base, "src": src[None]}, p),
         error_case(OP, "SC-RANGE", None, "index 3 on a dim of size 3",
                    {**base, "index": np.array([[0, 1, 2, 0, 3], [2, 0, 0, 1, 2]], I64)}, p),
         error_case(OP, "SC-RANGE", None, "index -1",
