@@ -27,3 +27,8 @@ EXIT_OUTPUT = 7         # the output cannot be written: disk full, read-only, --
 EXIT_BUSY = 8           # another run is writing into the same --out
 EXIT_INTERRUPTED = 130
 
+
+# The two readings an "either" expectation admits: what the adapter did (docs/RESULTS.md, `reading`).
+READ_RAISES = "raises"
+READ_RETURNS = "returns"
+READINGS = (READ_RAISES, READ_RETURNS)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from contract.inputfile import InputFileError
 from contract.results import ResultsError, record_problem, iter_records as _iter_records   # noqa: F401  the one results reader
 from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
-from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
+from contract.vocabulary import EXIT_DIVERGED, EXIT_OK, READINGS
 
 
 DISAGREE_CAP = 20         # differing cases listed per adapter pair
@@ -66,6 +66,32 @@ def clause_catalogue() -> dict:
     """Every documented clause id -> ClauseInfo, op by op in the oracle registry's order (docs/SPEC.md)."""
     from oracle.registry import CLAUSES
     return {cid: ClauseInfo(cid, c.op, c.kind, c.statement, c.section, c.source) for cid, c in CLAUSES.items()}
+
+
+@dataclass(frozen=True)
+class ConflictInfo:
+    """Two sentences of one document that disagree, with every reading admitted (oracle/readings)."""
+    id: str
+    op: str
+    clause: str         # the clause whose expectation admits every reading: the cases it touches cite it
+    inputs: str         # which inputs, in words
+    readings: tuple     # one text per admissible reading
+    sentences: tuple    # ((sentence id, section, what it says), ...)
+
+
+def conflict_catalogue() -> tuple:
+    """Every contradiction the second reading records, op by op in the registry's order."""
+    from oracle.registry import SPECS
+    out = []
+    for spec in SPECS.values():
+        r = spec.reading
+        if r is None:
+            continue
+        said = {x.id: x for x in r.sentences}
+        out += [ConflictInfo(c.id, spec.name, c.clause, c.inputs, tuple(c.readings),
+                             tuple((sid, said[sid].section, said[sid].says) for sid in c.sentences if sid in said))
+                for c in r.conflicts]
+    return tuple(out)
 
 
 def clause_op(cid: str) -> str:
@@ -124,6 +150,9 @@ class Model:
     clause_ops: dict = field(default_factory=dict)
     gap_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> kind counts
     gap_examples: dict = field(default_factory=dict)       # (clause, adapter, kind) -> first outcome text
+    conflicts: tuple = ()                                  # ConflictInfo, from the oracle's second reading
+    conflict_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
+    readings: dict = field(default_factory=lambda: defaultdict(Counter))  # adapter -> {raises, returns}: n
     groups: dict = field(default_factory=dict)
     answers: dict = field(default_factory=dict)            # case_id -> {adapter: signature}
     case_ops: dict = field(default_factory=dict)           # case_id -> op
@@ -249,6 +278,7 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
     (m.verdict_lines, for the certificate's digest).
     """
     m = Model(catalogue=clause_catalogue() if catalogue is None else catalogue)
+    m.conflicts = conflict_catalogue() if catalogue is None else ()
     m.verdict_lines = [] if keep_verdicts else None
     m.kinds = {c: i.kind for c, i in m.catalogue.items()}
     seen_keys = set()
@@ -342,6 +372,11 @@ def add_record(m: Model, rec: dict):
                                     "execution": "", "available": True, "reason": ""})
     clauses = tuple(rec["clauses"])
     m.citations.update(clauses)
+    reading = rec.get("reading")
+    if reading in READINGS and verdict in CONFORMING:
+        m.readings[adapter][reading] += 1
+    for c in {k.clause for k in m.conflicts} & set(clauses):
+        m.conflict_outcomes[(c, adapter)][f"{verdict}: {reading or outcome_kind(rec)}"] += 1
     if verdict in DIVERGENT:
         m.failing_citations.update((c, adapter) for c in clauses)
     if rec["case_id"] not in m.domain_cases:          # each case once, however many adapters ran it

@@ -139,6 +139,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "agreement": agreement_view(m, adapters),
         "clauses": clauses_view(m, adapters, groups),
         "findings": findings_view(m, adapters),
+        "conflicts": conflicts_view(m, adapters),
         "groups": [group_view(g, i) for i, g in enumerate(groups)],
         "failing_verdicts": [v for v in M.VERDICTS if v in M.DIVERGENT],
         "verdict_meanings": VERDICT_MEANINGS, "kind_meanings": KIND_MEANINGS,
@@ -291,6 +292,19 @@ def findings_view(m, adapters):
                 per.append({"adapter": a, "cases": sum(outcomes.values()),
                             "outcomes": [(k, n, m.gap_examples.get((cid, a, k), "")) for k, n in outcomes.most_common()]})
         out.append({"id": cid, "op": m.clause_op(cid), "rule": info.rule if info else "", "adapters": per})
+    return out
+
+
+def conflicts_view(m, adapters):
+    """Each contradiction of the documents: both readings, the sentences they come from, the cases it
+    touches and, per adapter, the reading taken (or the verdict) on them."""
+    out = []
+    for c in m.conflicts:
+        per = [{"adapter": a, "cases": sum(m.conflict_outcomes[(c.clause, a)].values()),
+                "outcomes": m.conflict_outcomes[(c.clause, a)].most_common()}
+               for a in adapters if (c.clause, a) in m.conflict_outcomes]
+        out.append({"id": c.id, "op": c.op, "clause": c.clause, "inputs": c.inputs, "readings": c.readings,
+                    "sentences": c.sentences, "cases": m.citations.get(c.clause, 0), "adapters": per})
     return out
 
 

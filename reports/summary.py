@@ -11,9 +11,11 @@ import datetime as _dt
 import json
 from pathlib import Path
 
+from contract.vocabulary import READINGS
+
 from . import model as M
 
-SUMMARY_VERSION = "1.2"
+SUMMARY_VERSION = "1.3"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -42,7 +44,20 @@ def build_summary(m: M.Model) -> dict:
                     for cid in m.clause_ids() if not M._is_range_id(cid)},
         "coverage_gaps": m.coverage_gaps(),
         "domain_coverage": domain_coverage(m),
+        "conflicts": conflicts(m),
     }
+
+
+def conflicts(m: M.Model) -> list:
+    """Each contradiction of the documents (both readings admitted), with what each adapter did on the
+    cases it touches: "<verdict>: <reading or outcome>" -> cases."""
+    out = []
+    for c in m.conflicts:
+        per = {a: dict(m.conflict_outcomes[(c.clause, a)]) for a in m.adapter_names
+               if (c.clause, a) in m.conflict_outcomes}
+        out.append({"id": c.id, "op": c.op, "clause": c.clause, "inputs": c.inputs, "readings": list(c.readings),
+                    "sentences": [sid for sid, _, _ in c.sentences], "outcomes": per})
+    return out
 
 
 def domain_coverage(m: M.Model) -> dict:
@@ -91,6 +106,7 @@ def implementation(m: M.Model, a: str) -> dict:
     return {"library": a, "version": str(info.get("version", "")), "execution": str(info.get("execution", "")),
             "available": bool(info.get("available", True)), "reason": str(info.get("reason", "")),
             "totals": _counts(totals), "conforming_rate": _rate(totals), "gate": m.gate(adapter=a),
+            "readings": {r: int(m.readings[a].get(r, 0)) for r in READINGS},
             "ops": ops, "clauses": clauses}
 
 

@@ -11,12 +11,10 @@ from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.repro import call_repro
 from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
+from contract.vocabulary import READ_RAISES, READ_RETURNS  # noqa: F401  (Verdict.reading; docs/RESULTS.md)
 
 MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
 MAX_INDICES = 10
-# the two readings an "either" expectation admits (Verdict.reading; docs/RESULTS.md)
-READ_RAISES = "raises"
-READ_RETURNS = "returns"
 
 
 @dataclass

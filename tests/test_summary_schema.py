@@ -82,3 +82,31 @@ def test_schema_rejects_a_broken_summary(summary, tamper):
     tamper(bad)
     with pytest.raises(jsonschema.ValidationError):
         validate(bad)
+
+
+def test_conflicts_and_readings_are_counted_from_the_results(tmp_path):
+    """A case citing a conflict's clause is counted under that conflict per adapter, by the reading it took;
+    the implementation's `readings` count its conforming either-verdicts.  The HTML lists both readings."""
+    from dataclasses import replace as dc_replace
+
+    from reports.model import conflict_catalogue
+    conflict = next(c for c in conflict_catalogue() if c.clause == "CL-BOUND-DTYPE")
+    case = dc_replace(clip_case(n=3), clauses=("CL-FORMULA", "CL-BOUND-DTYPE"))
+    raised = {**case_record(case, "torch", "pass"), "reading": "raises", "outcome": "raised TypeError: dtype"}
+    returned = {**case_record(case, "oracle", "pass"), "reading": "returns"}
+    write_results(tmp_path / "r.jsonl", [raised, returned])
+    write_report([tmp_path / "r.jsonl"], tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    validate(summary)
+    got = next(c for c in summary["conflicts"] if c["id"] == conflict.id)
+    assert got["outcomes"] == {"oracle": {"pass: returns": 1}, "torch": {"pass: raises": 1}}, got
+    assert len(got["readings"]) >= 2 and got["clause"] == "CL-BOUND-DTYPE"
+    readings = {i["library"]: i["readings"] for i in summary["implementations"]}
+    assert readings == {"oracle": {"raises": 0, "returns": 1}, "torch": {"raises": 1, "returns": 0}}, readings
+    from markupsafe import escape
+    html = (tmp_path / "out" / "report.html").read_text()
+    block = html[html.index(f'data-conflict="{conflict.id}"'):]
+    block = block[:block.index('<div class="finding', 10)]
+    for text in conflict.readings:
+        assert str(escape(text)) in block, f"actual: reading missing from the conflict's block; expected {text[:60]}"
+    assert "torch" in block and "raises" in block and "returns" in block, block
