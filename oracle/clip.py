@@ -90,7 +90,14 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_outp
     if not 1 <= x.ndim <= 4 or x.size == 0:
         op.note_accept("CL-RANK", f"input of shape {list(x.shape)}: only 1-4 dims, non-empty")
     if xd in INPUT_DTYPES and xd not in BOUND_DTYPES and present:     # only BF16 today
-        op.note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
+        # clip.conflict.2: BF16 is no bound dtype (refused, any class), or scalars become BF16 Elements and
+        # the formula applies; its value is fixed where every bound is exact in BF16
+        note = op.note_accept if all(_exact_in(b, x.dtype) for b in present) else op.note
+        note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
+    if len(present) == 1 and present[0].kind == "tensor":
+        # clip.conflict.3: one Tensor bound, the other omitted: of different kinds (CL-SAME-KIND), or each
+        # bound optional with its own default
+        op.note_accept("CL-SAME-KIND", "one bound is a Tensor and the other is omitted")
     los = _operand(lo, x, "min", op, clauses)
     his = _operand(hi, x, "max", op, clauses)
     los, his, out = _straddled(x, los, his, op)
@@ -159,6 +166,16 @@ def _operand(b, x, name, op, clauses):
         op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in {target}")
         return to_dtype(target, v) if is_float(target) else False     # a float overflows to inf naturally
     return to_dtype(target, v)
+
+
+def _exact_in(b, dt) -> bool:
+    """The bound's values are exact in `dt` (a Tensor of `dt` always is; NaN and infinities are)."""
+    if b.kind == "tensor":
+        return b.value.dtype == dt
+    v = b.value.item() if isinstance(b.value, np.generic) else b.value
+    if not is_number(v):
+        return False
+    return not math.isfinite(v) or (holds(dt, v) and float(to_dtype(dt, v)) == v)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Optional
 from contract.dtypes import cast, is_float, is_number, to_dtype
 from .errors import Open, SpecError
 from .readings.set_ import READING
-from contract.expectation import EXACT, ExpectedArray
+from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
 
 MAX_DIMS = 8        # ST-E-MAXDIM
@@ -110,7 +110,7 @@ def apply(target, kind, storage, src_view, args, other_device=False, accept=None
     clauses = ["ST-ALIAS"]
     # size=None / stride=None are the prototype's defaults: passing them is not passing them
     args = {k: v for k, v in args.items() if not (k in ("size", "stride") and v is None)}
-    _check_types(kind, args, clauses)
+    _check_types(kind, args, clauses, accept)
     if other_device and kind != "none":     # ST-E-DEVICE
         raise SpecError("ST-E-DEVICE", "RuntimeError", "self and the source are on different devices", clauses)
     if kind == "none":
@@ -157,22 +157,30 @@ def apply(target, kind, storage, src_view, args, other_device=False, accept=None
     return materialise(storage, view), source_seen, tuple(clauses)
 
 
-def _check_types(kind, args, clauses):
+def _check_types(kind, args, clauses, accept=None):
+    """ST-E-TYPE's TypeErrors; the argument forms whose acceptance the page leaves open are noted on
+    `accept` ("raises TypeError, or returns what the accepting reading gives"; None: accept them)."""
     def bad(msg):
         raise SpecError("ST-E-TYPE", "TypeError", msg, clauses)
-    op = Open()
+    note = accept.note_accept if accept is not None else (lambda *a: None)
     if kind == "none" and args:
         bad(f"set_() with {', '.join(sorted(args))} but no source")
     if "size" not in args and (args.get("storage_offset", 0) != 0 or args.get("stride") is not None):
         bad("storage_offset/stride without size: no documented signature takes them")
     if "size" not in args and "storage_offset" in args:
-        # The page's list of legal signatures has no set_(source, storage_offset) (ST-E-TYPE would reject
-        # it), yet its prototype gives storage_offset the default 0, so passing 0 may mean "not passed".
-        op.note("ST-GAP-DEFAULT-ARG", "storage_offset=0 passed without size: the signature list excludes "
-                                      "it, the prototype's default admits it")
+        # set_.conflict.2: the page's list of legal signatures has no set_(source, storage_offset) (ST-E-TYPE),
+        # yet its prototype gives storage_offset the default 0, so passing 0 may be passing the default
+        note("ST-GAP-DEFAULT-ARG", "storage_offset=0 passed without size: the signature list excludes it "
+                                   "(TypeError), the prototype's default admits it", "TypeError")
+    if "size" in args and ("storage_offset" not in args or "stride" not in args):
+        # set_.conflict.3: the view signatures list storage_offset, size and stride together; the prototype
+        # defaults storage_offset to 0 and the Args make stride optional (contiguous)
+        note("ST-GAP-DEFAULT-ARG", f"size without {' and '.join(k for k in ('storage_offset', 'stride') if k not in args)}"
+                                   ": no listed signature (TypeError), or the prototype's defaults", "TypeError")
     off = args.get("storage_offset", 0)
     if isinstance(off, (bool, np.bool_)):
-        op.note("ST-GAP-BOOLINT", f"storage_offset={off!r}")
+        # a Python bool is an int: refused as the wrong type, or taken as 0/1
+        note("ST-GAP-BOOLINT", f"storage_offset={off!r}", "TypeError")
     elif not _is_int(off):
         bad(f"storage_offset={off!r} is not an int")
     for name in ("size", "stride"):
@@ -183,10 +191,9 @@ def _check_types(kind, args, clauses):
             bad(f"{name}={v!r} is not a tuple or list")
         for e in v:
             if isinstance(e, (bool, np.bool_)):
-                op.note("ST-GAP-BOOLINT", f"{name} holds {e!r}")
+                note("ST-GAP-BOOLINT", f"{name} holds {e!r}", "TypeError")
             elif not _is_int(e):
                 bad(f"{name}={v!r} holds {e!r}, not an int")
-    op.raise_if_any({}, clauses)
 
 
 def _check_view(target, kind, storage, src_view, offset, size, stride, clauses):
@@ -218,14 +225,30 @@ def solve(target, kind, storage, src_view, args, probe=None, other_device=False)
     """({"self", "source_after_fill"}: ExpectedArray, clauses) for a case (works on a copy of `storage`)."""
     storage = None if storage is None else np.array(storage, copy=True)
     accept = Open()
-    self_, source_seen, clauses = apply(np.asarray(target), kind, storage, src_view, args, other_device, accept)
+    try:
+        self_, source_seen, clauses = apply(np.asarray(target), kind, storage, src_view, args, other_device,
+                                            accept)
+    except SpecError as e:
+        # a documented error after an argument form one reading refuses: refusing it raises that reading's
+        # class (TypeError) instead, so both classes conform
+        if e.classes and accept:
+            e.classes = tuple(dict.fromkeys((*e.classes, *(c for _, _, cs in accept.items for c in cs or ()))))
+            e.clauses = tuple(dict.fromkeys((*e.clauses, *accept.clauses)))
+        raise
     before = np.array(self_, copy=True)
+    strided = probe is not None and self_.size > 1 and not self_.flags.c_contiguous
+    unfilled = np.array(source_seen, copy=True) if strided else None
     if probe is not None and self_.size:
         with np.errstate(all="ignore"):
             np.copyto(self_, fill_value(self_.dtype, probe), casting="unsafe")  # ST-ALIAS: shows through the source
     # a Storage source is seen whole: it is this call's own copy already, so it needs no second one
     after = source_seen if source_seen is storage else np.array(source_seen)
-    outputs = {"self": ExpectedArray(before, EXACT), "source_after_fill": ExpectedArray(after)}
+    seen = ExpectedArray(after)
+    if strided and not np.array_equal(after, unfilled, equal_nan=True):
+        # set_.conflict.5 (ST-GAP-CPU-WRITE): on CPU, writes through a non-contiguous view may not take effect
+        seen = ExpectedArray(after, CHOICES, choices=np.stack([after, unfilled]))
+        clauses = (*clauses, "ST-GAP-CPU-WRITE")
+    outputs = {"self": ExpectedArray(before, EXACT), "source_after_fill": seen}
     accept.raise_if_any(outputs, clauses)
     return outputs, clauses
 
@@ -534,9 +557,16 @@ SPEC = OpSpec(
                                               "not covered", ADDED),
         ("ST-GAP-BOOLINT", "gap", "Args: storage_offset, size, stride", "a bool where an int is required (Python's "
                                                                         "bool is an int): not stated", ADDED),
-        ("ST-GAP-DEFAULT-ARG", "gap", f"Prototype against {_SIGS}", "set_(source, storage_offset=0) without size: "
-                                                                    "excluded by the list of legal signatures, "
-                                                                    "admitted by the prototype's default", ADDED),
+        ("ST-GAP-DEFAULT-ARG", "gap", f"Prototype against {_SIGS}", "set_(source, storage_offset=0) without size, "
+                                                                    "or size without storage_offset or stride: "
+                                                                    "excluded by the list of legal signatures "
+                                                                    "(TypeError), admitted by the prototype's "
+                                                                    "defaults: both conform", ADDED),
+        ("ST-GAP-CPU-WRITE", "gap", "Description against Notes", "after a set_ whose view is not contiguous, a "
+                                                                 "write through self shows in the source (ST-ALIAS) "
+                                                                 "or, on CPU, takes no effect (the note): each "
+                                                                 "element of the source holds the probe or its old "
+                                                                 "value", ADDED),
     ),
     inputs=(Field("target", "self before the call (its shape and dtype matter: ST-E-BOUNDS, ST-E-DTYPE)"),
             Field("source", "the source's storage as a 1-D array (absent for set_()). The storage model: a "

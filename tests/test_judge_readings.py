@@ -137,11 +137,14 @@ def test_clip_element_of_another_dtype_admits_both_sentences(outcome, verdict, r
 def test_clip_tensor_bound_of_another_dtype_is_the_same_precondition():
     """A Tensor bound of another dtype has only the must-equal sentence, which names no consequence
     (docs/SPEC.md, "Preconditions"): raises, or the formula's value in the input's dtype."""
-    case = CLIP_INT16.__class__(op="clip", inputs={"x": CLIP_X, "min": np.zeros_like(CLIP_X, np.int16)},
-                                params={"min": {"kind": "tensor"}}, origin="regression", label="INT16 tensor min")
+    big = np.full_like(CLIP_X, 100)
+    case = CLIP_INT16.__class__(op="clip", inputs={"x": CLIP_X, "min": np.zeros_like(CLIP_X, np.int16), "max": big},
+                                params={"min": {"kind": "tensor"}, "max": {"kind": "tensor"}}, origin="regression",
+                                label="INT16 tensor min, INT32 tensor max")
     exp = oracle.expect(case)
     assert (exp.kind, exp.clauses[0]) == (EITHER, "CL-BOUND-DTYPE"), exp.summary()
-    assert np.array_equal(exp.outputs["out"].value, np.maximum(CLIP_X, 0)) and exp.outputs["out"].value.dtype == CLIP_X.dtype
+    want = np.minimum(np.maximum(CLIP_X, 0), big)
+    assert np.array_equal(exp.outputs["out"].value, want) and exp.outputs["out"].value.dtype == CLIP_X.dtype
 
 
 @pytest.mark.parametrize("value, kind", [(2.5, "unspecified"), (0.5, EITHER)])

@@ -44,7 +44,7 @@ READING = Reading(
                  untestable="device-transfer advice; no result a case can observe"),
         Sentence("set_.notes.2", _N, RULE,
                  "If set_ is called on CPU and the storage it sets is not contiguous, later in-place changes on "
-                 "CPU do not take effect.", ("ST-ALIAS",)),
+                 "CPU do not take effect.", ("ST-ALIAS", "ST-GAP-CPU-WRITE")),
         Sentence("set_.args.1", f"{_A}: source", RULE,
                  "source is a Tensor or a Storage whose storage is to be shared.",
                  ("ST-E-TYPE", "ST-STORAGE", "ST-TENSOR")),
@@ -128,7 +128,7 @@ READING = Reading(
                   "probe at every storage element self's view covers).",
                   "On CPU with a non-contiguous view, in-place writes do not take effect: the source is seen "
                   "unchanged after self.fill_(probe)."),
-                 "ST-ALIAS", "a set_ with a size/stride view that is not contiguous, followed by the probe "
+                 "ST-GAP-CPU-WRITE", "a set_ with a size/stride view that is not contiguous, followed by the probe "
                                      "write, on CPU"),
     ),
 )
