@@ -67,6 +67,8 @@ class Expectation:
         return f"raises {names} ({self.error_clause})"
 
     def returns_text(self) -> str:
+        if self.kind == EITHER and not self.outputs:
+            return "returns (any value: the documents state none)"
         return "returns " + "; ".join(f"{k}: {v.value.dtype}{list(v.value.shape)} {v.rule}"
                                       for k, v in self.outputs.items())
 

@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 from typing import Optional
 
 from contract.dtypes import cast, is_float, is_number, to_dtype
-from .errors import Open, SpecError
+from .errors import Either, Open, SpecError
 from .readings.set_ import READING
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
@@ -166,7 +166,13 @@ def _check_types(kind, args, clauses, accept=None):
     if kind == "none" and args:
         bad(f"set_() with {', '.join(sorted(args))} but no source")
     if "size" not in args and (args.get("storage_offset", 0) != 0 or args.get("stride") is not None):
-        bad("storage_offset/stride without size: no documented signature takes them")
+        if accept is None:
+            bad("storage_offset/stride without size: no documented signature takes them")
+        # set_.conflict.4: the closed signature list refuses it (TypeError); the prototype admits it
+        # (size defaults to None) but states no view, so the value of that reading is open
+        raise Either("ST-E-TYPE", "storage_offset/stride without size: no listed signature (TypeError), or the "
+                     "prototype's defaults, whose view is not stated", {}, "TypeError",
+                     (*clauses, "ST-GAP-DEFAULT-ARG"))
     if "size" not in args and "storage_offset" in args:
         # set_.conflict.2: the page's list of legal signatures has no set_(source, storage_offset) (ST-E-TYPE),
         # yet its prototype gives storage_offset the default 0, so passing 0 may be passing the default

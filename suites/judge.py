@@ -141,6 +141,10 @@ def _judge_returned(exp, out):
                                                      "message": exp.message, "stderr": out.stderr[-4000:]}}
     if exp.kind == UNSPECIFIED:
         return "extension", text, [_extension_note(exp, out)], {}
+    if exp.kind == EITHER and not exp.outputs:
+        # the reading that accepts the input states no value: any value is an extension
+        return "extension", text, [f"took the reading that returns ({exp.error_clause}); the documents give "
+                                   "no value to compare"], {"reading": READ_RETURNS}
     # kind "value", or "either" and the call returned: the value is the documents' exactly
     read = {"reading": READ_RETURNS} if exp.kind == EITHER else {}
     notes, failures = ([f"took the reading that returns ({exp.error_clause}); the value is compared"]

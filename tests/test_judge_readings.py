@@ -156,3 +156,28 @@ def test_clip_element_value_the_input_cannot_hold_is_open_only_where_it_wins(val
                                 params={"min": {"kind": "element", "dtype": "float32", "value": value}})
     exp = oracle.expect(case)
     assert exp.kind == kind, exp.summary()
+
+
+# ---- set_: "no listed signature" beside a prototype whose view is not stated -------------------------
+ST_OFFSET_ONLY = SNA_EXAMPLE.__class__(op="set_", inputs={"target": np.zeros(2, np.float32),
+                                                          "source": np.arange(4, dtype=np.float32)},
+                                       params={"source_kind": "storage", "storage_offset": 1}, origin="regression",
+                                       label="set_(storage, storage_offset=1) without size")
+
+
+@pytest.mark.parametrize("outcome, verdict, reading", [
+    ("raises TypeError", "pass", READ_RAISES),            # the closed signature list (ST-E-TYPE)
+    ("returns", "extension", READ_RETURNS),               # the prototype's defaults: no view is stated
+    ("raises KeyError", "wrong-error-class", READ_RAISES),
+])
+def test_set_offset_without_size_admits_typeerror_or_any_value(outcome, verdict, reading):
+    exp = oracle.expect(ST_OFFSET_ONLY)
+    assert (exp.kind, exp.error_classes, exp.outputs) == (EITHER, ("TypeError",), {}), exp.summary()
+    out = {"raises TypeError": lambda: Outcome.raised(TypeError("no such signature")),
+           "returns": lambda: Outcome.returned(self=np.arange(3, dtype=np.float32),
+                                               source_after_fill=np.arange(4, dtype=np.float32)),
+           "raises KeyError": lambda: Outcome.raised(KeyError("x"))}[outcome]()
+    v = judge(ST_OFFSET_ONLY, exp, out, A)
+    assert (v.verdict, v.reading) == (verdict, reading), (
+        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {ST_OFFSET_ONLY.label}; "
+        f"expectation {exp.summary()}")
