@@ -237,7 +237,12 @@ def test_shipped_oracle_expectations_file_is_valid_and_empty():
 
 # ---- repro snippets run and reproduce -----------------------------------------------------------
 
-_PRIMARY_VAR = {"setitem": "target", "clip": "out", "scatter": "out", "scatter_nd_add": "out", "set_": "self_"}
+def _primary_var(case) -> str:
+    """The repro's variable holding the primary output: the op's own OpSpec.repro names it."""
+    from adapters.repro import scalar_text
+    from oracle import registry
+    spec = registry.spec(case.op)
+    return spec.repro(case, scalar_text)[2][spec.output_names[0]]
 
 
 def _spec_cases():
@@ -255,7 +260,7 @@ def test_oracle_repro_snippet_runs_and_gives_the_expected_answer(case):
     exec(src, ns)           # with the expectation, a conforming call's repro runs clean (its checks pass)
     if exp.kind == "value":
         name, want = next(iter(exp.outputs.items()))
-        fail, _, _ = compare(name, want, np.asarray(ns[_PRIMARY_VAR[case.op]]))
+        fail, _, _ = compare(name, want, np.asarray(ns[_primary_var(case)]))
         assert not fail, f"{fail}\n{src}"
     elif exp.kind == "error":
         # without it, the call itself: the class the document names, the oracle's clause in the message

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import oracle
-from oracle.setitem import decode_key, key_text
+from oracle import registry
 from suites.doc_examples import doc_examples
 
 EXAMPLES = doc_examples()
@@ -16,9 +16,9 @@ RAISED = "SC-GAP-DUP-ERR"           # the transcript's call that raised in torch
 
 
 def _call(case) -> str:
-    if case.op == "setitem":
-        return f"target[{key_text(case.params['key'])}] = value"
-    return f"{case.op}({', '.join(sorted(case.inputs))}, **{dict(case.params)})"
+    """The call as the op's repro spells it (OpSpec.repro)."""
+    from adapters.repro import scalar_text
+    return "; ".join(registry.spec(case.op).repro(case, scalar_text)[0])
 
 
 def _msg(actual, expected, case) -> str:
@@ -63,17 +63,10 @@ def test_doc_example(case, documented):
 
 
 def _public_call(case):
-    """The example through the plain function a user calls (oracle.setitem, oracle.clip, ...)."""
-    i, p = case.inputs, case.params
-    if case.op == "setitem":
-        return oracle.setitem(i["target"], decode_key(p["key"], i), i["value"] if "value" in i else p["value"])
-    if case.op == "clip":
-        bound = {k: (i[k] if p[k]["kind"] == "tensor" else p[k]["value"]) for k in ("min", "max") if k in p}
-        return oracle.clip(i["x"], **bound)
-    if case.op == "scatter":
-        kw = {"value": p["value"]} if "value" in p else {}
-        return oracle.scatter(i["input"], p["dim"], i["index"], i.get("src"), **kw)
-    return oracle.scatter_nd_add(i["x"], i["indices"], i["updates"], p.get("use_locking", False))
+    """The example through the plain function a user calls (oracle.setitem, oracle.clip, ...): the op's
+    own `OpSpec.call`, its primary output."""
+    spec = registry.spec(case.op)
+    return spec.call(case)[spec.output_names[0]]
 
 
 PUBLIC = [(c, d) for c, d in EXAMPLES if d and c.op != "set_"]

@@ -261,66 +261,11 @@ def test_json_round_trip_keeps_the_answer():
 
 
 # ---- never a crash: odd shapes, dtypes, key forms and param types all map to an answer --------------
+# each op's own strategy module says what is odd for it (ODD_CASES)
 
-DT = [np.float32, np.float16, BF16, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_]
-scalars = st.one_of(st.integers(-5, 5), st.floats(allow_nan=True), st.booleans(), st.none(), st.text(max_size=2),
-                    st.lists(st.integers(-3, 9), max_size=10))
-
-
-@st.composite
-def arrays(draw, max_dims=4):
-    shape = tuple(draw(st.lists(st.integers(0, 3), max_size=max_dims)))
-    dt = draw(st.sampled_from(DT))
-    n = int(np.prod(shape))
-    data = draw(st.lists(st.integers(-4, 4), min_size=n, max_size=n))
-    return np.array(data).astype(dt).reshape(shape)
-
-
-@st.composite
-def odd_cases(draw):
-    op = draw(st.sampled_from(list(OUTPUTS)))
-    a = lambda: draw(arrays())      # noqa: E731
-    if op == "setitem":
-        elem = st.one_of(st.integers(-5, 5), st.just("..."), st.booleans(), st.floats(-2, 2),
-                         st.builds(lambda a, b, c: S(a, b, c), *[st.one_of(st.none(), st.integers(-5, 5))] * 3),
-                         st.just({"tensor": "b"}), st.just(S(0, {"tensor": "b"})))
-        key = draw(st.one_of(elem, st.lists(elem, max_size=5).map(lambda e: {"tuple": e})))
-        inputs = {"target": a(), "b": a()}
-        params = {"key": key}
-        if draw(st.booleans()):
-            inputs["value"] = a()
-        else:
-            params["value"] = draw(st.one_of(st.integers(-2**40, 2**40), st.floats(), st.booleans()))
-        return C(op, inputs, **params)
-    if op == "clip":
-        bound = st.one_of(st.none(), st.just({"kind": "tensor"}),
-                          st.builds(lambda v: {"kind": "int", "value": v}, st.integers(-2**40, 2**40)),
-                          st.builds(lambda v: {"kind": "float", "value": v}, st.floats()),
-                          st.builds(lambda d, v: {"kind": "element", "dtype": d, "value": v},
-                                    st.sampled_from(["float32", "int16", "bfloat16", "bool"]),
-                                    st.one_of(st.integers(-9, 9), st.floats())))
-        params = {k: v for k, v in (("min", draw(bound)), ("max", draw(bound))) if v is not None}
-        return C(op, {"x": a(), "min": a(), "max": a()}, **params)
-    if op == "scatter":
-        params = {"dim": draw(st.one_of(st.integers(-4, 4), st.booleans())), "inplace": draw(st.booleans())}
-        inputs = {"input": a(), "index": a()}
-        if draw(st.booleans()):
-            inputs["src"] = a()
-        else:
-            params["value"] = draw(st.one_of(st.floats(), st.integers(-300, 300), st.booleans()))
-        return C(op, inputs, **params)
-    if op == "scatter_nd_add":
-        params = {} if draw(st.booleans()) else {"use_locking": draw(scalars)}
-        return C(op, {"x": a(), "indices": a(), "updates": a()}, **params)
-    kind = draw(st.sampled_from(["none", "storage", "tensor"]))
-    params = {"source_kind": kind}
-    for k in ("storage_offset", "size", "stride"):
-        if draw(st.booleans()):
-            params[k] = draw(scalars)
-    if draw(st.booleans()):
-        params["probe"] = draw(st.one_of(st.integers(-300, 300), st.floats()))
-    inputs = {"target": a()} | ({} if kind == "none" else {"source": draw(arrays(max_dims=1))})
-    return C(op, inputs, **params)
+def odd_cases():
+    from suites import strategies
+    return st.one_of(*(strategies.odd_cases(op) for op in strategies.ops()))
 
 
 @given(odd_cases())

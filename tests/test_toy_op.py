@@ -1,4 +1,4 @@
-"""Adding an op touches no file of the suite: a toy `abs` (tests/toy_op.py) registers itself and runs through
+"""Adding an op touches no file of the suite: a toy `toy_abs` (tests/toy_op.py) registers itself and runs through
 the strategies, a corpus, the oracle adapter, the judge and the report (docs/ADDING_AN_OP.md)."""
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ def toy():
 
 
 def test_the_oracle_knows_the_toy_op_from_its_spec_alone(toy):
-    assert "abs" in registry.ops() and registry.outputs("abs") == ("out", "x")
-    assert oracle.abs is toy.absolute and registry.clause_prefixes()["AB"] == "abs"
-    assert oracle.CLAUSES["AB-BOOL"].kind == "err" and oracle.CLAUSES["AB-BOOL"].source == "toy.abs.txt"
-    assert "abs" in OracleAdapter().ops and "AB-RULE" in spec_doc.render()
+    assert "toy_abs" in registry.ops() and registry.outputs("toy_abs") == ("out", "x")
+    assert oracle.toy_abs is toy.absolute and registry.clause_prefixes()["TOY"] == "toy_abs"
+    assert oracle.CLAUSES["TOY-BOOL"].kind == "err" and oracle.CLAUSES["TOY-BOOL"].source == "toy.toy_abs.txt"
+    assert "toy_abs" in OracleAdapter().ops and "TOY-RULE" in spec_doc.render()
 
 
 def _run(adapter, cases, path):
@@ -49,15 +49,15 @@ def _run(adapter, cases, path):
 
 
 def test_toy_op_runs_through_strategies_corpus_adapters_judge_and_report(toy, tmp_path):
-    drawn = [c for s in strategies.families("abs").values() for c in C.draw_examples(s, 6)]
-    assert {c.op for c in drawn} == {"abs"}
+    drawn = [c for s in strategies.families("toy_abs").values() for c in C.draw_examples(s, 6)]
+    assert {c.op for c in drawn} == {"toy_abs"}
     for case in drawn:      # tagged by the oracle alone
         assert case.clauses == oracle.expect(case).clauses, f"actual tags {case.clauses}"
-    assert {"AB-RULE", "AB-BOOL"} <= {c for case in drawn for c in case.clauses}
-    assert [e.clause for e in error_cases() if e.case.op == "abs"] == ["AB-BOOL"]
+    assert {"TOY-RULE", "TOY-BOOL"} <= {c for case in drawn for c in case.clauses}
+    assert [e.clause for e in error_cases() if e.case.op == "toy_abs"] == ["TOY-BOOL"]
 
     path = tmp_path / "corpus.jsonl"
-    C.write_corpus(path, [e.case for e in error_cases() if e.case.op == "abs"] + drawn)
+    C.write_corpus(path, [e.case for e in error_cases() if e.case.op == "toy_abs"] + drawn)
     cases, digest = C.load_corpus(path)
     assert [c.id for c in cases][1:] == [c.id for c in drawn] and digest == C.recorded_hash(path)
 
@@ -69,37 +69,37 @@ def test_toy_op_runs_through_strategies_corpus_adapters_judge_and_report(toy, tm
 
     out = write_report([tmp_path / "oracle.jsonl", tmp_path / "forgetful.jsonl"], tmp_path / "report")
     summary = json.loads(open(out["summary_json"]).read())
-    assert "abs" in json.dumps(summary["implementations"]), "actual: the summary has no abs entry"
+    assert "toy_abs" in json.dumps(summary["implementations"]), "actual: the summary has no abs entry"
     html = open(out["report_html"], encoding="utf-8").read()
-    for text in ("abs", "AB-RULE", "AB-BOOL", "forgetful-abs"):
+    for text in ("toy_abs", "TOY-RULE", "TOY-BOOL", "forgetful-toy-abs"):
         assert text in html, f"actual: report.html lacks {text!r}"
 
 
 def test_an_unregistered_op_is_refused_where_a_case_enters(tmp_path):
     toy_op.register()
     try:
-        case = C.draw_examples(strategies.cases("abs"), 1)[0]
+        case = C.draw_examples(strategies.cases("toy_abs"), 1)[0]
         path = tmp_path / "corpus.jsonl"
         C.write_corpus(path, [case])
         head, arrays = wire.case_to_msg(case)
     finally:
         toy_op.unregister()
-    with pytest.raises(CodecError, match="unknown op 'abs'"):
+    with pytest.raises(CodecError, match="unknown op 'toy_abs'"):
         C.load_corpus(path)
-    with pytest.raises(CodecError, match="unknown op 'abs'"):
+    with pytest.raises(CodecError, match="unknown op 'toy_abs'"):
         wire.case_from_msg(head, arrays)
-    with pytest.raises(ValueError, match="unknown op 'abs'"):
+    with pytest.raises(ValueError, match="unknown op 'toy_abs'"):
         oracle.expect(case)
 
 
 def test_an_op_cannot_take_a_registered_name_or_clause_prefix(toy):
     with pytest.raises(ValueError, match="already registered"):
-        registry.register(toy_op.OpSpec(**{**_fields(toy.SPEC), "name": "abs"}))
+        registry.register(toy_op.OpSpec(**{**_fields(toy.SPEC), "name": "toy_abs"}))
     with pytest.raises(ValueError, match="prefix CL is clip's"):
         registry.register(toy_op.OpSpec(**{**_fields(toy.SPEC), "name": "abs2",
                                            "clause_rows": (("CL-X", "sem", "Description", "a clash"),)}))
     with pytest.raises(ValueError, match="already registered"):
-        strategies.register("abs", toy.FAMILIES)
+        strategies.register("toy_abs", toy.FAMILIES)
     with pytest.raises(ValueError, match="unknown op"):
         strategies.register("no-such-op", toy.FAMILIES)
 

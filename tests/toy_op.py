@@ -1,4 +1,4 @@
-"""A toy op, `abs(x)`, added the way docs/ADDING_AN_OP.md says, from outside the tree (tests/test_toy_op.py).
+"""A toy op, `toy_abs(x)` (a name no real op takes), added the way docs/ADDING_AN_OP.md says, from outside the tree (tests/test_toy_op.py).
 
 Everything about it is here: its OpSpec (document, two clauses, case contract, decoder, solver,
 reference function), its strategy families and error case, and one candidate adapter with a bug.
@@ -20,11 +20,11 @@ from suites import strategies
 from suites.error_cases import error_case
 from suites.strategies.common import array_of, make_case, pick, shape_of
 
-OP = "abs"
+OP = "toy_abs"
 DTYPES = {"x": ("float32", "int32")}
 
 
-# ---- the oracle side: oracle/abs.py if it were shipped ------------------------------------------
+# ---- the oracle side: oracle/toy_abs.py if it were shipped ------------------------------------------
 
 @dataclass(frozen=True)
 class AbsCall:
@@ -37,9 +37,9 @@ def decode(case, inputs=None) -> AbsCall:
 
 def solve(x):
     x = np.asarray(x)
-    clauses = ("AB-RULE",)
-    if x.dtype == np.bool_:     # AB-BOOL
-        raise SpecError("AB-BOOL", "TypeError", "abs of a bool tensor", clauses)
+    clauses = ("TOY-RULE",)
+    if x.dtype == np.bool_:     # TOY-BOOL
+        raise SpecError("TOY-BOOL", "TypeError", "abs of a bool tensor", clauses)
     return {"out": ExpectedArray(np.abs(x)), "x": ExpectedArray(x.copy())}, clauses
 
 
@@ -54,17 +54,17 @@ def call(case) -> dict:
 
 
 SPEC = OpSpec(
-    name=OP, source="toy.abs.txt", title="a toy abs, for the test of adding an op",
-    clause_rows=(("AB-RULE", "sem", "Description", "y = |x| elementwise; returns a new tensor"),
-                 ("AB-BOOL", "err", "Raises", "a bool input: TypeError")),
+    name=OP, source="toy.toy_abs.txt", title="a toy abs, for the test of adding an op",
+    clause_rows=(("TOY-RULE", "sem", "Description", "y = |x| elementwise; returns a new tensor"),
+                 ("TOY-BOOL", "err", "Raises", "a bool input: TypeError")),
     inputs=(Field("x", "the input"),), params=(),
     outputs=(Field("out", "what the call returned"), Field("x", "the input after the call (unchanged)")),
     decode=decode, solve=lambda case: solve(decode(case).x), reference=absolute, call=call,
-    repro=lambda case, literal: (["out = oracle.abs(x)"], [], {"out": "out", "x": "x"}), dtypes=DTYPES,
+    repro=lambda case, literal: (["out = oracle.toy_abs(x)"], [], {"out": "out", "x": "x"}), dtypes=DTYPES,
 )
 
 
-# ---- the suite side: suites/strategies/abs.py ---------------------------------------------------
+# ---- the suite side: suites/strategies/toy_abs.py ---------------------------------------------------
 
 @st.composite
 def values(draw):
@@ -82,14 +82,14 @@ FAMILIES = {"values": values(), "bool": bools()}
 
 
 def error_cases():
-    return [error_case(OP, "AB-BOOL", "TypeError", "a bool x", {"x": np.array([True, False])}, {})]
+    return [error_case(OP, "TOY-BOOL", "TypeError", "a bool x", {"x": np.array([True, False])}, {})]
 
 
 # ---- a candidate: one function in a framework adapter -------------------------------------------
 
 class ForgetfulAbs(Adapter):
     """Forgets to negate: returns x itself, a bug the judge must report for every negative element."""
-    name = "forgetful-abs"
+    name = "forgetful-toy-abs"
     ops = (OP,)
 
     def version(self) -> str:

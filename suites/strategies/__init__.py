@@ -4,8 +4,10 @@ An op's module declares `OP` (the op name the oracle registers) and `FAMILIES` (
 strategy of contract.case.Case, one family per group of clauses, so the derandomized corpus draws from
 every family and so reaches every sem/err/uns clause), and may declare `CORPUS_DRAWS` (family -> cases
 the shipped corpus draws from it, for the wide ones), `doc_examples()` (its document's worked examples,
-typed in), `error_cases()` (its documented errors) and `boundary_cases()` (targeted cases for the boundary
-classes of its domain; its `boundary` family draws more: suites/strategies/boundary.py).  The modules are
+typed in), `error_cases()` (its documented errors), `boundary_cases()` (targeted cases for the boundary
+classes of its domain; its `boundary` family draws more: suites/strategies/boundary.py) and `ODD_CASES` (a
+strategy of odd but well-formed cases -- any dtype, shape and param type -- that the oracle must answer
+without crashing; default: its families).  The modules are
 found here, not listed; an op defined outside the package registers with `register(...)`.  Cases
 carry the clauses the oracle's answer cites (common.make_case): a strategy never restates a rule.
 """
@@ -27,6 +29,7 @@ class OpCases:
     error_cases: Callable = tuple           # () -> [suites.error_cases.ErrorCase]
     corpus_draws: Mapping = None            # family -> cases in the shipped corpus (default: corpus.PER_FAMILY)
     boundary_cases: Callable = tuple        # () -> [Case]: targeted boundary cases (origin "boundary")
+    odd_cases: st.SearchStrategy = None     # odd but well-formed cases (tests/test_oracle_expect.py)
     # Every family as one strategy, built once: a strategy built per draw is validated per draw, and that
     # costs an exploration example more than any of its choices.
     cases: st.SearchStrategy = None
@@ -36,7 +39,8 @@ _BY_OP: dict = {}
 
 
 def register(op: str, families: Mapping, doc_examples: Callable = None, error_cases: Callable = None,
-             corpus_draws: Mapping = None, boundary_cases: Callable = None) -> OpCases:
+             corpus_draws: Mapping = None, boundary_cases: Callable = None,
+             odd_cases: st.SearchStrategy = None) -> OpCases:
     """Add the cases of an op the oracle registers (oracle.registry.register for one defined elsewhere)."""
     from oracle.registry import spec
     spec(op)                                # a strategy for an op the oracle cannot answer is a mistake
@@ -47,8 +51,9 @@ def register(op: str, families: Mapping, doc_examples: Callable = None, error_ca
     unknown = set(corpus_draws or ()) - set(families)
     if unknown:
         raise ValueError(f"{op}: corpus draws for unknown families {sorted(unknown)}")
+    every = st.one_of(*families.values())
     entry = OpCases(op, dict(families), doc_examples or tuple, error_cases or tuple, dict(corpus_draws or {}),
-                    boundary_cases or tuple, st.one_of(*families.values()))
+                    boundary_cases or tuple, every if odd_cases is None else odd_cases, every)
     _BY_OP[op] = entry
     return entry
 
@@ -65,7 +70,7 @@ def _discover() -> None:
         if isinstance(getattr(module, "OP", None), str):
             register(module.OP, module.FAMILIES, getattr(module, "doc_examples", None),
                      getattr(module, "error_cases", None), getattr(module, "CORPUS_DRAWS", None),
-                     getattr(module, "boundary_cases", None))
+                     getattr(module, "boundary_cases", None), getattr(module, "ODD_CASES", None))
 
 
 def ops() -> tuple:
@@ -110,6 +115,11 @@ def all_boundary_cases() -> list:
 def cases(op: str) -> st.SearchStrategy:
     """Every case form of one op: a Hypothesis strategy of contract.case.Case (the same object each call)."""
     return _entry(op).cases
+
+
+def odd_cases(op: str) -> st.SearchStrategy:
+    """Odd but well-formed cases of one op (any dtype, shape, param type): the oracle answers each."""
+    return _entry(op).odd_cases
 
 
 def all_cases() -> st.SearchStrategy:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
+from contract.case import Case
 from contract.dtypes import FLOATS, dtype_from_name, dtype_name
 from oracle.boundary import tie_values
 from oracle.registry import spec
@@ -15,6 +16,7 @@ from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import (F16, F32, ROUNDED, around, boundary_case as _c, edge_array, float_edges, int_edges,
                        label as _label, rounded_value)
+from .common import odd_arrays
 from .common import array_of, coin, elements, int_range, ints, make_case, pick, shape_of, shape_text, shapes
 
 OP = "clip"
@@ -358,3 +360,20 @@ def error_cases():
     # clip documents no error: CL-BOUND-DTYPE and CL-SAME-KIND are preconditions with no stated consequence
     # ("raises, or returns the formula's value": docs/SPEC.md, "Preconditions")
     return []
+
+
+# ---- odd but well-formed cases: the oracle answers each without crashing (tests/test_oracle_expect.py) ----
+@st.composite
+def _odd(draw):
+    bound = st.one_of(st.none(), st.just({"kind": "tensor"}),
+                      st.builds(lambda v: {"kind": "int", "value": v}, st.integers(-2**40, 2**40)),
+                      st.builds(lambda v: {"kind": "float", "value": v}, st.floats()),
+                      st.builds(lambda d, v: {"kind": "element", "dtype": d, "value": v},
+                                st.sampled_from(["float32", "int16", "bfloat16", "bool"]),
+                                st.one_of(st.integers(-9, 9), st.floats())))
+    params = {k: v for k, v in (("min", draw(bound)), ("max", draw(bound))) if v is not None}
+    return Case(op=OP, inputs={"x": draw(odd_arrays()), "min": draw(odd_arrays()), "max": draw(odd_arrays())},
+                params=params)
+
+
+ODD_CASES = _odd()

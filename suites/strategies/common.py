@@ -204,3 +204,21 @@ def shape_of(draw, *args, **kwargs) -> tuple:
 def array_of(draw, name: str, shape, specials: bool = True) -> np.ndarray:
     strat, data = arrays(name, shape, specials), _data(draw)
     return strat.do_draw(data) if data is not None else draw(strat)
+
+
+# ---- odd inputs: any dtype and shape, any param type (each op's ODD_CASES) -------------------------
+ODD_DTYPES = (np.float32, np.float16, BFLOAT16, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+              np.bool_)
+odd_scalars = st.one_of(st.integers(-5, 5), st.floats(allow_nan=True), st.booleans(), st.none(),
+                        st.text(max_size=2), st.lists(st.integers(-3, 9), max_size=10))
+
+
+@st.composite
+def odd_arrays(draw, max_dims=4):
+    """An array of any listed dtype with up to `max_dims` sides of 0-3 (empty ones among them)."""
+    shape = tuple(draw(st.lists(st.integers(0, 3), max_size=max_dims)))
+    dt = draw(st.sampled_from(ODD_DTYPES))
+    n = int(np.prod(shape))
+    data = draw(st.lists(st.integers(-4, 4), min_size=n, max_size=n))
+    return np.array(data).astype(dt).reshape(shape)
+

@@ -7,12 +7,14 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
+from contract.case import Case
 from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 
 from oracle.boundary import tie_values
 from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import ROUNDED, boundary_case as _c, edge_array, float_edges, label as _label, rounded_value
+from .common import odd_arrays
 from .common import (array_of, arrays, coin, ints, make_case, pick, shape_of, shape_text, unique_along,
                      weighted_dtypes)
 
@@ -304,3 +306,18 @@ def error_cases():
         error_case(OP, "SC-SIZE-SELF", None, "index 2x6, self 3x5 (dim 0)",
                    {**base, "index": np.zeros((2, 6), I64), "src": np.ones((2, 6), F32)}, p),
     ]
+
+
+# ---- odd but well-formed cases: the oracle answers each without crashing (tests/test_oracle_expect.py) ----
+@st.composite
+def _odd(draw):
+    params = {"dim": draw(st.one_of(st.integers(-4, 4), st.booleans())), "inplace": draw(st.booleans())}
+    inputs = {"input": draw(odd_arrays()), "index": draw(odd_arrays())}
+    if draw(st.booleans()):
+        inputs["src"] = draw(odd_arrays())
+    else:
+        params["value"] = draw(st.one_of(st.floats(), st.integers(-300, 300), st.booleans()))
+    return Case(op=OP, inputs=inputs, params=params)
+
+
+ODD_CASES = _odd()

@@ -8,12 +8,14 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import strategies as st
 
+from contract.case import Case
 from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 
 from oracle.boundary import neighbours
 from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import F64, I64, arr as _arr, boundary_case as _c, edge_array, float_edges, int_edges, label as _label
+from .common import odd_arrays, odd_scalars
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, shapes, weighted_dtypes
 
 OP = "scatter_nd_add"
@@ -299,3 +301,14 @@ def error_cases():
         error_case(OP, "SNA-UPD-SHAPE", "ValueError", "updates of shape (4, 1)", {**base, "updates": upd[:, None]},
                    lock),
     ]
+
+
+# ---- odd but well-formed cases: the oracle answers each without crashing (tests/test_oracle_expect.py) ----
+@st.composite
+def _odd(draw):
+    params = {} if draw(st.booleans()) else {"use_locking": draw(odd_scalars)}
+    return Case(op=OP, inputs={"x": draw(odd_arrays()), "indices": draw(odd_arrays()),
+                               "updates": draw(odd_arrays())}, params=params)
+
+
+ODD_CASES = _odd()

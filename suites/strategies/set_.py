@@ -14,12 +14,14 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from contract.case import Case
 from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 
 from oracle.boundary import NARROW, tie_values
 from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import ROUNDED, boundary_case as _c, edge_array, float_edges, int_edges, label as _label, rounded_value
+from .common import odd_arrays, odd_scalars
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, weighted_dtypes
 
 OP = "set_"
@@ -444,3 +446,20 @@ def error_cases():
         err("set_(tensor) with the source on another device", "ST-E-DEVICE", "RuntimeError",
             {"source_kind": "tensor", "source_device": "other", "probe": 7.5}),
     ]
+
+
+# ---- odd but well-formed cases: the oracle answers each without crashing (tests/test_oracle_expect.py) ----
+@st.composite
+def _odd(draw):
+    kind = draw(st.sampled_from(["none", "storage", "tensor"]))
+    params = {"source_kind": kind}
+    for k in ("storage_offset", "size", "stride"):
+        if draw(st.booleans()):
+            params[k] = draw(odd_scalars)
+    if draw(st.booleans()):
+        params["probe"] = draw(st.one_of(st.integers(-300, 300), st.floats()))
+    inputs = {"target": draw(odd_arrays())} | ({} if kind == "none" else {"source": draw(odd_arrays(max_dims=1))})
+    return Case(op=OP, inputs=inputs, params=params)
+
+
+ODD_CASES = _odd()

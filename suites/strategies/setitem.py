@@ -7,12 +7,14 @@ from functools import lru_cache
 import numpy as np
 from hypothesis import strategies as st
 
+from contract.case import Case
 from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 from oracle.setitem import decode_key, key_text
 
 from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import boundary_case as _c, edge_array, float_edges, label as _label
+from .common import odd_arrays
 from .common import (array_of, coin, int_range, ints, make_case, pick, shape_of, shape_text, shapes,
                      unique_along, weighted_dtypes)
 
@@ -456,3 +458,22 @@ def error_cases():
     # setitem documents no error of its own: SI-MIXED-N is a precondition with no stated consequence
     # (docs/SPEC.md, "Preconditions"); the scatter form's errors are scatter's
     return []
+
+
+# ---- odd but well-formed cases: the oracle answers each without crashing (tests/test_oracle_expect.py) ----
+@st.composite
+def _odd(draw):
+    sl = lambda a, b, c: {"slice": [a, b, c]}       # noqa: E731
+    elem = st.one_of(st.integers(-5, 5), st.just("..."), st.booleans(), st.floats(-2, 2),
+                     st.builds(sl, *[st.one_of(st.none(), st.integers(-5, 5))] * 3),
+                     st.just({"tensor": "b"}), st.just(sl(0, {"tensor": "b"}, None)))
+    key = draw(st.one_of(elem, st.lists(elem, max_size=5).map(lambda e: {"tuple": e})))
+    inputs, params = {"target": draw(odd_arrays()), "b": draw(odd_arrays())}, {"key": key}
+    if draw(st.booleans()):
+        inputs["value"] = draw(odd_arrays())
+    else:
+        params["value"] = draw(st.one_of(st.integers(-2**40, 2**40), st.floats(), st.booleans()))
+    return Case(op=OP, inputs=inputs, params=params)
+
+
+ODD_CASES = _odd()
