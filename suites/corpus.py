@@ -78,6 +78,8 @@ def _draw(strategy, n: int) -> list:
     return out
 
 
+# The builders import the case makers when they run: reading a corpus needs neither the oracle nor Hypothesis.
+
 def generated_cases() -> list:
     from . import strategies
     out = []
@@ -88,38 +90,13 @@ def generated_cases() -> list:
 
 
 def doc_example_cases() -> list:
-    from .doc_examples import doc_examples
-    return [case for case, _outputs in doc_examples()]
+    from .strategies import all_doc_examples
+    return [case for case, _outputs in all_doc_examples()]
 
 
 def error_case_list() -> list:
-    from .error_cases import cases
-    return cases()
-
-
-def with_oracle_clauses(case: Case) -> Case:
-    """The case with every clause the oracle's answer cites added to its own tags.
-
-    The one place a case gets its clause tags: every case maker (strategies.common.make_case, the doc
-    examples, the error cases) calls it, so tags never restate a rule the oracle decides."""
-    global _LAST_ANSWER
-    import oracle
-    answer = oracle.expect(case)
-    merged = tuple(dict.fromkeys((*case.clauses, *answer.clauses)))
-    tagged = case if merged == case.clauses else case.with_clauses(merged)
-    _LAST_ANSWER = (tagged, answer)
-    return tagged
-
-
-# The case with_oracle_clauses made last and the oracle's answer for it: an explored case is checked right
-# after it is drawn, and asking the oracle again would cost the example a second answer.
-_LAST_ANSWER = (None, None)
-
-
-def last_answer(case: Case):
-    """oracle.expect(case) if `case` is the very object with_oracle_clauses made last, else None."""
-    made, answer = _LAST_ANSWER
-    return answer if made is case else None
+    from .strategies import all_error_cases
+    return [e.case for e in all_error_cases()]
 
 
 def boundary_case_list() -> list:

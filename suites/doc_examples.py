@@ -9,16 +9,11 @@ from __future__ import annotations
 
 from contract.case import Case
 
+from .tagging import with_oracle_clauses
+
 
 def doc_example(op, label, clauses, inputs, params, outputs) -> tuple:
     """(Case, {output name: documented array}); `clauses`: the ids of the example itself (its `ex` clause,
-    or the `gap` it shows): the oracle's answer adds the rules it applies (corpus.with_oracle_clauses)."""
-    from .corpus import with_oracle_clauses
+    or the `gap` it shows): the oracle's answer adds the rules it applies (tagging.with_oracle_clauses)."""
     case = Case(op=op, inputs=inputs, params=params, clauses=tuple(clauses), origin="doc-example", label=label)
     return with_oracle_clauses(case), outputs
-
-
-def doc_examples() -> list:
-    """[(Case, {output name: documented array})] for every worked example, op by op, in document order."""
-    from . import strategies
-    return [ex for op in strategies.ops() for ex in strategies.doc_examples(op)]

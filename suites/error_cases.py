@@ -1,6 +1,7 @@
 """Documented errors as data: an input, the `err` clause it breaks, and the exception class the document names.
 
-Each op's error cases are in its case module (`suites/strategies/<op>.py`, `error_cases()`).  Each
+Each op's error cases are in its case module (`suites/strategies/<op>.py`, `error_cases()`; all of them:
+`strategies.all_error_cases()`).  Each
 starts from the op's own doc example where there is one and breaks exactly one rule, so the error it
 must raise is the documented one and no other.  `exception` is None where the source document names
 no class.
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from contract.case import Case
+
+from .tagging import with_oracle_clauses
 
 
 @dataclass(frozen=True)
@@ -23,16 +26,5 @@ class ErrorCase:
 def error_case(op, clause, exception, label, inputs, params) -> ErrorCase:
     """The case is tagged by the oracle's answer alone; `clause` and `exception` are what the document says
     that answer must be (tests/test_strategies.py holds the oracle to it)."""
-    from .corpus import with_oracle_clauses
     case = Case(op=op, inputs=inputs, params=params, origin="error-case", label=f"{clause}: {label}")
     return ErrorCase(with_oracle_clauses(case), clause, exception)
-
-
-def error_cases() -> list:
-    """Every documented error as an ErrorCase, op by op, in a fixed order."""
-    from . import strategies
-    return [e for op in strategies.ops() for e in strategies.error_cases(op)]
-
-
-def cases() -> list:
-    return [e.case for e in error_cases()]

@@ -25,7 +25,7 @@ from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
 from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
 
-from .corpus import last_answer
+from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
 
 LOOKAHEAD = 2           # cases sent to the workers ahead of the one being judged

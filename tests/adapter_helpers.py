@@ -34,7 +34,7 @@ def exec_repro(adapter, case):
 
 def documented(op):
     """The seeds' worked examples of `op` with their documented outputs: [(case, {output: array})]."""
-    from suites.doc_examples import doc_examples
+    from suites.strategies import all_doc_examples as doc_examples
     return [(c, out) for c, out in doc_examples() if c.op == op and out]
 
 

@@ -18,7 +18,7 @@ from adapters.pypto_adapter import PyptoAdapter
 from adapters.pypto_runtime import calculator, patches
 from adapter_helpers import assert_same, run_ok
 from contract.case import Case
-from suites.doc_examples import doc_examples
+from suites.strategies import all_doc_examples as doc_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 F32, I32 = np.float32, np.int32
@@ -154,7 +154,7 @@ def test_every_file_lands_in_the_temp_folder_and_is_removed_at_exit(tmp_path):
     home.mkdir()
     script = textwrap.dedent("""
         from adapters.pypto_adapter import PyptoAdapter
-        from suites.doc_examples import doc_examples
+        from suites.strategies import all_doc_examples as doc_examples
         a = PyptoAdapter(); a.setup()
         case = next(c for c, _ in doc_examples() if c.op == "clip")
         print(a.workspace, a.run(case).kind)

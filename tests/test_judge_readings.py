@@ -8,7 +8,7 @@ import pytest
 import oracle
 from adapters.base import Outcome
 from contract.expectation import EITHER
-from suites.doc_examples import doc_examples
+from suites.strategies import all_doc_examples as doc_examples
 from suites.judge import READ_RAISES, READ_RETURNS, judge
 
 from bad_adapters import GoodClip

@@ -8,7 +8,7 @@ import pytest
 
 import oracle
 from oracle import registry
-from suites.doc_examples import doc_examples
+from suites.strategies import all_doc_examples as doc_examples
 
 EXAMPLES = doc_examples()
 CONTRADICTED = "ST-GAP-EXAMPLE"     # the example the same page forbids (ST-E-DTYPE)

@@ -109,7 +109,7 @@ def test_an_explored_case_is_answered_by_the_oracle_once(monkeypatch):
     other case object, even one of the same content, is answered afresh."""
     import oracle
     from bad_adapters import clip_case
-    from suites.corpus import with_oracle_clauses
+    from suites.tagging import with_oracle_clauses
     seen = []
     real = oracle.expect
 

@@ -18,7 +18,7 @@ from oracle.clauses import CLAUSES
 from oracle.errors import class_names
 from suites import strategies
 from suites.corpus import draw_examples
-from suites.error_cases import error_cases
+from suites.strategies import all_error_cases as error_cases
 from suites.strategies import all_cases, cases, families
 
 PER_FAMILY = 8
@@ -206,7 +206,7 @@ def test_error_case_matches_the_oracle(ec):
 
 def test_a_case_tagged_with_other_clauses_keeps_its_content_and_id():
     from contract.case import encode_params
-    from suites.corpus import with_oracle_clauses
+    from suites.tagging import with_oracle_clauses
     (case,) = draw_examples(cases("setitem"), 1)
     bare = Case(op=case.op, inputs=dict(case.inputs), params=dict(case.params), label=case.label)
     tagged = with_oracle_clauses(bare)

@@ -18,7 +18,7 @@ from contract.results import ResultsWriter, case_record, end_record, run_record
 from suites import corpus as C
 from suites import strategies
 from suites.judge import judge
-from suites.error_cases import error_cases
+from suites.strategies import all_error_cases as error_cases
 
 
 @pytest.fixture

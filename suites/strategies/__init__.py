@@ -107,6 +107,16 @@ def boundary_cases(op: str) -> list:
     return list(_entry(op).boundary_cases())
 
 
+def all_doc_examples() -> list:
+    """[(Case, {output name: documented array})] for every worked example, op by op, in document order."""
+    return [ex for op in ops() for ex in doc_examples(op)]
+
+
+def all_error_cases() -> list:
+    """Every documented error as a suites.error_cases.ErrorCase, op by op, in a fixed order."""
+    return [e for op in ops() for e in error_cases(op)]
+
+
 def all_boundary_cases() -> list:
     """Every op's targeted boundary cases, op by op in the registry's order."""
     return [case for op in ops() for case in boundary_cases(op)]

@@ -20,6 +20,7 @@ from contract.case import Case
 from contract.dtypes import BFLOAT16, FLOATS, dtype_from_name, dtype_name
 from oracle.boundary import neighbours, tie_values
 
+from ..tagging import with_oracle_clauses
 from .common import coin, ints, pick, shape_text
 
 F16, F32, F64, I32, I64 = np.float16, np.float32, np.float64, np.int32, np.int64
@@ -31,7 +32,6 @@ _SUB = {"float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float32": 2.0 ** -149}
 
 def boundary_case(op, label, inputs, params) -> Case:
     """A targeted case tagged with the clauses the oracle's answer to it cites, like every corpus case."""
-    from ..corpus import with_oracle_clauses
     return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin="boundary", label=label))
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from contract.case import Case
 from contract.dtypes import BFLOAT16, dtype_from_name, is_float
 
-from ..corpus import with_oracle_clauses
+from ..tagging import with_oracle_clauses
 
 SPECIAL_FLOATS = (math.nan, math.inf, -math.inf, -0.0)
 MAX_SIDE = 5
@@ -151,7 +151,7 @@ def shape_text(shape) -> str:
 
 
 def make_case(op: str, inputs: dict, params: dict, label: str, origin: str = "generated") -> Case:
-    """A case tagged with the clauses the oracle's answer to it cites (suites.corpus.with_oracle_clauses):
+    """A case tagged with the clauses the oracle's answer to it cites (suites.tagging.with_oracle_clauses):
     the tags come from the spec, never from the strategy."""
     return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin=origin, label=label))
 
