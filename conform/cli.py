@@ -13,6 +13,8 @@ import signal
 import sys
 import time
 
+from contract.vocabulary import PROFILES, profiles_text
+
 from . import runner
 
 
@@ -65,8 +67,8 @@ def build_parser():
                    help="seconds per case before the worker is killed (default: the adapter's, else 60)")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes per adapter (default 1)")
     p.add_argument("--in-process", action="store_true", help="run adapters in this process (debugging)")
-    p.add_argument("--profile", default="ci", choices=("dev", "ci", "certify", "thorough"),
-                   help="recorded in the results header (default ci)")
+    p.add_argument("--profile", default="ci", choices=PROFILES,
+                   help=f"recorded in the results header (default ci): {profiles_text()}")
     p.add_argument("--resume", action="store_true", help="continue the run in --out (cases already recorded are skipped)")
     p.add_argument("--shard", metavar="K/N", help="run the K-th of N deterministic slices of the corpus")
     p.add_argument("--memory-mb", type=non_negative_int, default=0, metavar="M",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from contract.codec import CodecError
-from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT, EXIT_USAGE
+from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT, EXIT_USAGE, PROFILES
 
 SHIPPED = "suites/corpus/corpus.jsonl"
 
@@ -24,7 +24,7 @@ def register(subparsers) -> None:
                    help="folder for selftest.json and selftest.html (default: conform-out)")
     p.add_argument("--explore", metavar="PROFILE",
                    help="also run as many fresh Hypothesis cases per op as the profile's max_examples "
-                        "(dev, ci, certify, thorough); reported, not part of the exit code")
+                        f"({', '.join(PROFILES)}); reported, not part of the exit code")
     p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
     p.set_defaults(func=cmd_selftest)
 
@@ -36,7 +36,6 @@ def cmd_selftest(args) -> int:
 
     mutants = select(args.mutants)
     if args.explore:
-        from suites.plugin import PROFILES
         if args.explore not in PROFILES:
             return _fail(EXIT_USAGE, f"--explore {args.explore!r}: profiles are {', '.join(PROFILES)}")
     if not mutants:

@@ -32,3 +32,19 @@ EXIT_INTERRUPTED = 130
 READ_RAISES = "raises"
 READ_RETURNS = "returns"
 READINGS = (READ_RAISES, READ_RETURNS)
+
+
+# The Hypothesis settings profiles (registered by suites/profiles.py): name -> what it is for.
+PROFILE_MEANINGS = {
+    "dev": "25 examples, a local example database (pytest's default)",
+    "ci": "100 examples, derandomized: the same cases on every run (conform's default)",
+    "certify": "1000 examples, derandomized",
+    "thorough": "20000 examples, a local example database",
+    "large": "the dev profile without a database (suites/test_large.py)",
+}
+PROFILES = tuple(PROFILE_MEANINGS)
+
+
+def profiles_text() -> str:
+    """"dev: ...; ci: ...": what a help text says of the profiles."""
+    return "; ".join(f"{name}: {meaning}" for name, meaning in PROFILE_MEANINGS.items())

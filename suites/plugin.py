@@ -12,27 +12,11 @@ import shutil
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, settings
-from hypothesis.configuration import set_hypothesis_home_dir
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis import settings
 
-PROFILES = ("dev", "ci", "certify", "thorough", "large")
-_HOME = os.path.join(tempfile.gettempdir(), "tensor-conformance-hypothesis")
-_DB = os.path.join(_HOME, "examples")
-# Hypothesis keeps caches (constants, unicode data) under its home, by default ./.hypothesis in the
-# working tree; generated files stay out of the tree.
-set_hypothesis_home_dir(_HOME)
-_SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
+from contract.vocabulary import PROFILES, profiles_text
 
-settings.register_profile("dev", max_examples=25, deadline=None, database=DirectoryBasedExampleDatabase(_DB),
-                          suppress_health_check=_SLOW)
-settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True, database=None,
-                          print_blob=True, suppress_health_check=_SLOW)
-settings.register_profile("certify", max_examples=1000, deadline=None, derandomize=True, database=None,
-                          print_blob=True, suppress_health_check=_SLOW)
-settings.register_profile("thorough", max_examples=20000, deadline=None,
-                          database=DirectoryBasedExampleDatabase(_DB), suppress_health_check=_SLOW)
-settings.register_profile("large", parent=settings.get_profile("dev"), database=None)   # suites/test_large.py
+from . import profiles  # noqa: F401  (registers the Hypothesis profiles)
 
 
 def pytest_addoption(parser):
@@ -40,7 +24,7 @@ def pytest_addoption(parser):
     g.addoption("--adapter", action="append", default=None, metavar="NAME|module:Class",
                 help="adapter under test (repeatable); default: every available adapter")
     g.addoption("--profile", default=None, choices=PROFILES,
-                help="Hypothesis settings profile: dev (default), ci (derandomized), certify, thorough")
+                help=f"Hypothesis settings profile (default dev): {profiles_text()}")
     g.addoption("--corpus", default=None, metavar="PATH", help="corpus file (default: the shipped corpus)")
     g.addoption("--results", default=None, metavar="PATH", help="write the corpus verdicts to this results.jsonl")
     g.addoption("--expectations", default=None, metavar="DIR",

@@ -64,7 +64,7 @@ def explore_cases(profile: str, ops=None) -> dict:
     strategies the exploration tests use, drawn derandomized so a selftest is reproducible."""
     from hypothesis import settings
 
-    from . import plugin  # noqa: F401  (registers the profiles dev, ci, certify, thorough)
+    from . import profiles  # noqa: F401  (registers the Hypothesis profiles)
     from .corpus import draw_examples
     from .strategies import cases as strategy
     from .strategies import ops as strategy_ops

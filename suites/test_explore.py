@@ -1,7 +1,7 @@
 """Hypothesis exploration: fresh cases of every op against each selected adapter, shrunk to a minimal failure.
 
 How many examples, derandomized or not, and the example database come from the
-profile the plugin loads (--profile dev|ci|certify|thorough); nothing here
+profile the plugin loads (--profile, contract.vocabulary.PROFILES); nothing here
 fixes them.  A divergence listed in suites/expectations/<adapter>.txt is
 accepted (it is a known, explained finding); any other one fails with actual,
 expected, call and repro for the shrunk case.
