@@ -12,7 +12,20 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping, Optional
 
-KINDS = ("sem", "err", "uns", "ex", "gap")
+# The clause kinds and what each means, defined once (docs/SPEC.md and the report's glossary read them).
+KIND_MEANINGS = {
+    "sem": "a defined behaviour: the values the op must compute",
+    "err": "a documented error: the call must raise (the class, where the document names one; any class "
+           "where it names none)",
+    "uns": "documented as unsupported, or a precondition whose breach has no stated consequence: an "
+           "implementation may reject it (any exception class); if it accepts it, it must give the value the "
+           "other rules give where they give one (`either`), any value where they give none (`extension`); "
+           "never a crash",
+    "ex": "a worked example of the document, with its exact output",
+    "gap": "something the document leaves open or contradicts: a spec finding the report lists; the readings "
+           "it admits are in the clause's answer (any outcome but a crash where the value is open)",
+}
+KINDS = tuple(KIND_MEANINGS)
 ADDED = "added"      # 5th element of a clause row: an id the oracle added while encoding the document
 
 

@@ -11,20 +11,10 @@ import sys
 from pathlib import Path
 
 from . import registry
-from .opspec import KINDS
+from .opspec import KIND_MEANINGS, KINDS
 
 PATH = Path(__file__).resolve().parents[1] / "docs" / "SPEC.md"
 
-_KIND_TEXT = {
-    "sem": "a defined behaviour",
-    "err": "a documented error: the call must raise (the class, where the document names one)",
-    "uns": "documented as unsupported, or a precondition whose breach has no stated consequence: an "
-           "implementation may reject it (any exception class); if it accepts it, it must give the value the "
-           "other rules give where they give one (`either`), any value where they give none (`extension`); "
-           "never a crash",
-    "ex": "a worked example of the document, with its exact output",
-    "gap": "something the document leaves open or contradicts: a spec finding the report lists",
-}
 
 
 # One policy for every "must", "must not", "only" or "not supported" sentence that names no consequence.
@@ -53,7 +43,7 @@ def render(specs=None) -> str:
            "the document it comes from; the oracle, the strategies and the report cite clauses by id.",
            "Case fields in general: [CASES.md](CASES.md); adding an op: [ADDING_AN_OP.md](ADDING_AN_OP.md).",
            "", "Kinds:", ""]
-    out += [f"- **{k}**: {_KIND_TEXT[k]}" for k in KINDS]
+    out += [f"- **{k}**: {KIND_MEANINGS[k]}" for k in KINDS]
     out += ["", "Ids marked *added* are not in the developers' clause list: the oracle had to decide them",
             "while encoding the document.", ""] + PRECONDITIONS + [
             "", "| op | source document | clauses |", "|---|---|---|"]

@@ -12,6 +12,7 @@ import numpy as np
 
 from contract.codec import CodecError, decode_array
 
+from oracle.opspec import KIND_MEANINGS  # noqa: F401  (the clause kinds, defined once; the glossary shows them)
 from . import model as M
 from .badge import badge_filename, badge_svg
 from .summary import build_summary
@@ -48,15 +49,6 @@ VERDICT_MEANINGS = {
     "extension": "the input is unsupported or left open by the documents (uns/gap clauses) and the adapter "
                  "returned a value; the note says whether it equals the NumPy natural value",
     "not-applicable": "the adapter has no mapping for this call",
-}
-KIND_MEANINGS = {
-    "sem": "a defined behaviour: the values the op must compute",
-    "err": "a documented error: the input must be rejected with the exception class named",
-    "uns": "documented as unsupported, or a precondition with no stated consequence: an implementation may "
-           "reject it (pass, any class) or accept it, with the value the other rules give where they give one",
-    "ex": "a worked example of the document, with its exact expected output",
-    "gap": "something the document leaves open or contradicts: a spec finding; any outcome but a crash or "
-           "timeout is admissible there",
 }
 
 
