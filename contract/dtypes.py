@@ -22,12 +22,6 @@ ALL = tuple(_BY_NAME)
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8")
 
-# pypto documents its dtypes as DT_*; the wire uses NumPy names.
-PYPTO_NAMES = {"DT_FP32": "float32", "DT_FP16": "float16", "DT_BF16": "bfloat16",
-               "DT_INT32": "int32", "DT_INT16": "int16", "DT_INT8": "int8",
-               "DT_INT64": "int64", "DT_UINT8": "uint8", "DT_BOOL": "bool", "DT_FP64": "float64"}
-
-
 def dtype_from_name(name: str) -> np.dtype:
     return _BY_NAME[name]
 
