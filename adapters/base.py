@@ -10,7 +10,7 @@ import numpy as np
 
 RETURNED, RAISED, CRASHED, TIMED_OUT, NOT_APPLICABLE = (
     "returned", "raised", "crashed", "timed_out", "not_applicable")
-KINDS = (RETURNED, RAISED, CRASHED, TIMED_OUT, NOT_APPLICABLE)
+OUTCOME_KINDS = (RETURNED, RAISED, CRASHED, TIMED_OUT, NOT_APPLICABLE)
 
 
 @dataclass
@@ -91,8 +91,8 @@ def outcome_problem(values: dict) -> str:
         return f"got {type(v).__name__} {str(v)[:60]!r}"
 
     kind = values.get("kind")
-    if kind not in KINDS:
-        return f"kind must be one of {', '.join(KINDS)}, {got(kind)}"
+    if kind not in OUTCOME_KINDS:
+        return f"kind must be one of {', '.join(OUTCOME_KINDS)}, {got(kind)}"
     for name in TEXT_LIMITS:
         if name in values and not isinstance(values[name], str):
             return f"{name} must be a string, {got(values[name])}"

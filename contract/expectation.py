@@ -32,14 +32,14 @@ EITHER = "either"            # raises one of `error_classes`, or returns exactly
 #                              leave open whether the input is accepted (or two sentences contradict)
 #                              but fix the value if it is
 UNSPECIFIED = "unspecified"  # the value itself is open: any outcome but a crash
-KINDS = (VALUE, ERROR, EITHER, UNSPECIFIED)
+EXPECTATION_KINDS = (VALUE, ERROR, EITHER, UNSPECIFIED)
 MAY_RAISE = (ERROR, EITHER)
 MAY_RETURN = (VALUE, EITHER)
 
 
 @dataclass(frozen=True)
 class Expectation:
-    kind: str                                     # one of KINDS
+    kind: str                                     # one of EXPECTATION_KINDS
     clauses: tuple = ()                           # clause ids that decided this answer
     outputs: Mapping[str, ExpectedArray] = field(default_factory=dict)
     # kinds error / either: the clause that admits the error and the exception class names the documents
@@ -49,7 +49,7 @@ class Expectation:
     message: str = ""                             # why (error text / what is open / the two readings)
 
     def __post_init__(self):
-        if self.kind not in KINDS:
+        if self.kind not in EXPECTATION_KINDS:
             raise ValueError(f"unknown expectation kind {self.kind!r}")
         object.__setattr__(self, "error_classes", tuple(self.error_classes or ()))
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from contract.dtypes import FLOATS, INTS, dtype_name, dtype_from_name
 
-KINDS = ("range", "default", "form", "rounding", "edge")
+BOUNDARY_KINDS = ("range", "default", "form", "rounding", "edge")
 MAX_SCAN = 1 << 16      # elements a predicate looks at; larger inputs are not scanned
 
 
@@ -36,12 +36,12 @@ MAX_SCAN = 1 << 16      # elements a predicate looks at; larger inputs are not s
 class Boundary:
     param: str          # the parameter as the document names it
     cls: str            # the boundary class
-    kind: str           # one of KINDS
+    kind: str           # one of BOUNDARY_KINDS
     text: str           # what a case must hold, in words
     hits: Callable      # Case -> bool
 
     def __post_init__(self):
-        assert self.kind in KINDS, self.kind
+        assert self.kind in BOUNDARY_KINDS, self.kind
 
 
 def hit(row: Boundary, case) -> bool:

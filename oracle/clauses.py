@@ -7,10 +7,10 @@ clause list does not have yet.
 """
 from __future__ import annotations
 
-from .opspec import KINDS, Clause
+from .opspec import CLAUSE_KINDS, Clause
 from .registry import CLAUSES
 
-__all__ = ["CLAUSES", "Clause", "KINDS", "findings"]
+__all__ = ["CLAUSES", "Clause", "CLAUSE_KINDS", "findings"]
 
 
 def findings():

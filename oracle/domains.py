@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from . import registry
-from .boundary import KINDS, Boundary, hit
+from .boundary import BOUNDARY_KINDS, Boundary, hit
 
 
 def _domains() -> dict:
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["DOMAINS", "KINDS", "Boundary", "hits", "coverage", "markdown"]
+__all__ = ["DOMAINS", "BOUNDARY_KINDS", "Boundary", "hits", "coverage", "markdown"]
 
 if __name__ == "__main__":
     sys.exit(main())

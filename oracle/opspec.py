@@ -25,7 +25,7 @@ KIND_MEANINGS = {
     "gap": "something the document leaves open or contradicts: a spec finding the report lists; the readings "
            "it admits are in the clause's answer (any outcome but a crash where the value is open)",
 }
-KINDS = tuple(KIND_MEANINGS)
+CLAUSE_KINDS = tuple(KIND_MEANINGS)
 ADDED = "added"      # 5th element of a clause row: an id the oracle added while encoding the document
 
 
@@ -87,7 +87,7 @@ class OpSpec:
         built, seen = [], set()
         for row in self.clause_rows:
             cid, kind, section, statement, *flag = row
-            if kind not in KINDS or cid in seen or not section or not statement or flag not in ([], [ADDED]):
+            if kind not in CLAUSE_KINDS or cid in seen or not section or not statement or flag not in ([], [ADDED]):
                 raise ValueError(f"{self.name}: bad clause row {row!r}")
             seen.add(cid)
             built.append(Clause(cid, self.name, kind, statement, section, self.source, bool(flag)))

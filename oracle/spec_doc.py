@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from . import registry
-from .opspec import KIND_MEANINGS, KINDS
+from .opspec import KIND_MEANINGS, CLAUSE_KINDS
 
 PATH = Path(__file__).resolve().parents[1] / "docs" / "SPEC.md"
 
@@ -43,7 +43,7 @@ def render(specs=None) -> str:
            "the document it comes from; the oracle, the strategies and the report cite clauses by id.",
            "Case fields in general: [CASES.md](CASES.md); adding an op: [ADDING_AN_OP.md](ADDING_AN_OP.md).",
            "", "Kinds:", ""]
-    out += [f"- **{k}**: {KIND_MEANINGS[k]}" for k in KINDS]
+    out += [f"- **{k}**: {KIND_MEANINGS[k]}" for k in CLAUSE_KINDS]
     out += ["", "Ids marked *added* are not in the developers' clause list: the oracle had to decide them",
             "while encoding the document.", ""] + PRECONDITIONS + [
             "", "| op | source document | clauses |", "|---|---|---|"]

@@ -11,7 +11,7 @@ import pytest
 
 import oracle
 from oracle import registry
-from oracle.clauses import KINDS
+from oracle.clauses import CLAUSE_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TC_SHARED") or ROOT.parent / "shared")
@@ -43,7 +43,7 @@ def _documented():
         if line.startswith("## ") and seed:
             op = op_of_seed[seed.group(1)]
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) >= 3 and cells[1] in KINDS:
+        if line.startswith("|") and len(cells) >= 3 and cells[1] in CLAUSE_KINDS:
             rows += [(cid, cells[1], op) for cid in _expand(cells[0])]
     return rows
 
@@ -87,7 +87,7 @@ def test_registry_entries_are_complete():
     seeds = registry.seeds()
     for cid, c in oracle.CLAUSES.items():
         where = f"{cid}: {c}"
-        assert c.id == cid and c.kind in KINDS and c.statement and c.section, where
+        assert c.id == cid and c.kind in CLAUSE_KINDS and c.statement and c.section, where
         assert c.op in seeds and c.source == seeds[c.op], f"{where}: source {c.source!r}, op's {seeds.get(c.op)!r}"
         assert cid.split("-", 1)[0] == registry.spec(c.op).prefix, where
         if c.added:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import oracle
 from contract.case import Case
 from oracle.registry import OUTPUTS     # derived from the op modules, at import
-from contract.expectation import BOUND, CHOICES, EXACT, KINDS, ZERO_REPORT, ZERO_STRICT
+from contract.expectation import BOUND, CHOICES, EXACT, EXPECTATION_KINDS, ZERO_REPORT, ZERO_STRICT
 from oracle.errors import class_names
 
 F32, I32, I64 = np.float32, np.int32, np.int64
@@ -272,7 +272,7 @@ def odd_cases():
 @settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 def test_expect_answers_every_well_formed_case(case):
     exp = oracle.expect(case)
-    assert exp.kind in KINDS
+    assert exp.kind in EXPECTATION_KINDS
     assert set(exp.clauses) <= set(oracle.CLAUSES), f"unregistered {set(exp.clauses) - set(oracle.CLAUSES)}"
     if exp.kind == "error":
         assert oracle.CLAUSES[exp.error_clause].kind == "err" and not exp.outputs

@@ -3,7 +3,7 @@ import re
 from pathlib import Path
 
 from contract.vocabulary import VERDICTS
-from oracle.clauses import KINDS
+from oracle.clauses import CLAUSE_KINDS
 from reports.render import KIND_MEANINGS, VERDICT_MEANINGS
 
 DESIGN = Path(__file__).resolve().parents[1] / "docs" / "DESIGN.md"
@@ -18,4 +18,4 @@ def test_verdict_meanings_are_the_design_documents():
 
 
 def test_every_clause_kind_has_a_meaning():
-    assert set(KIND_MEANINGS) == set(KINDS)
+    assert set(KIND_MEANINGS) == set(CLAUSE_KINDS)
