@@ -40,6 +40,9 @@ from .registry import AdapterError, AdapterInfo
 from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
+# The most an adapter's own case_timeout is taken for: a candidate that declares 1e12 s would hold a run for
+# ever on one hang.  An explicit --case-timeout (the user's, not the candidate's) is taken as given.
+MAX_ADAPTER_TIMEOUT = 600.0
 # A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
 # candidate cannot take the machine.  Resident, not address space: mindspore maps ~10 GB it never uses.
 RSS_LIMIT_MB = int(os.environ.get("CONFORM_WORKER_RSS_MB", "8192"))
@@ -99,7 +102,7 @@ class InProcessHandle:
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
         self.constructions = tuple(self.adapter.constructions)
-        self.case_timeout = self.adapter.case_timeout
+        self.case_timeout = adapter_timeout(self.adapter.case_timeout)
         self.version = ""
         if self.available:
             self.adapter.setup()
@@ -179,7 +182,7 @@ class WorkerHandle:
         self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
         self.constructions = tuple(hello.get("constructions", ()))
-        self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
+        self.case_timeout = float(case_timeout or adapter_timeout(hello.get("case_timeout")))
 
     @property
     def info(self) -> AdapterInfo:
@@ -344,7 +347,12 @@ class WorkerHandle:
             if left <= 0:
                 raise TimeoutError
         try:
-            head, arrays = wire.recv(self._rfd, deadline=max(deadline, time.monotonic() + FRAME_GRACE_S))
+            head, arrays = wire.recv(self._rfd, deadline=max(deadline, time.monotonic() + FRAME_GRACE_S),
+                                     max_bytes=wire.MAX_REPLY_BYTES)
+        except wire.OverCap as e:      # refused before a byte of its arrays was read
+            self._why = (None, f"the worker's reply was refused: {e}; worker killed")
+            self._kill_now()
+            return None
         except wire.WireError as e:
             # Not an end of file: something that is no message (the candidate wrote on the pipe).
             self._garbled = "" if isinstance(e, (wire.PeerClosed, wire.Truncated)) else str(e)
@@ -549,6 +557,12 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identif
     if not info.available:
         info.version = ""
     return info
+
+
+def adapter_timeout(own) -> float:
+    """The per-case timeout an adapter gets from its own case_timeout (None: the default), at most
+    MAX_ADAPTER_TIMEOUT."""
+    return min(float(own or DEFAULT_CASE_TIMEOUT), MAX_ADAPTER_TIMEOUT)
 
 
 def _hello_problem(h) -> str:

@@ -361,3 +361,63 @@ class SlowToAnswer(GoodClip):
 class FixedShapes(GoodClip):
     """OtherShapes after its vendor fixed it: the same name, the documented outputs (a diff's base)."""
     name = "othershapes"
+
+
+# ---- issue 18, point 4: limits the candidate cannot lift, isolation it cannot undo ----------------
+
+HUGE_ARRAY = 1 << 26        # float64 elements: 512 MiB, the most one array on the wire may hold
+
+
+class Hoarder(GoodClip):
+    """Replies with more array bytes than the harness takes: in a well-formed frame written past the
+    worker's checks (three 512 MiB arrays, each under the wire's per-array limit), or as a returned Outcome."""
+    name = "hoarder"
+
+    def run(self, case):
+        if case.label == "huge-frame":
+            import json
+            metas = [{"name": f"out{i}", "dtype": "float64", "shape": [HUGE_ARRAY]} for i in range(3)]
+            head = json.dumps({"type": "outcome", "id": case.id, "kind": "returned", "arrays": metas}).encode()
+            fd = _reply_fd()
+            os.write(fd, len(head).to_bytes(4, "big") + head)
+            chunk = bytes(1 << 20)      # the bytes themselves, a megabyte at a time: the worker stays small
+            try:
+                for _ in range(3 * HUGE_ARRAY * 8 // len(chunk)):
+                    os.write(fd, chunk)
+            except OSError:             # the harness closed the pipe on us
+                pass
+            os._exit(0)
+        if case.label.startswith("outputs-"):       # outputs-N: N float64 outputs of a megabyte each
+            n = int(case.label.split("-")[1])
+            return Outcome.returned(**{f"out{i}": np.zeros(1 << 17) for i in range(n)})
+        return super().run(case)
+
+
+class LimitLifter(GoodClip):
+    """Tries to raise the worker's hard limits back to unlimited, and says on stderr what it got."""
+    name = "limitlifter"
+
+    def run(self, case):
+        import resource
+        if case.label == "lift":
+            for name in ("RLIMIT_FSIZE", "RLIMIT_AS"):
+                which = getattr(resource, name)
+                try:
+                    resource.setrlimit(which, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+                    sys.stderr.write(f"{name} lifted\n")
+                except (ValueError, OSError) as e:
+                    sys.stderr.write(f"{name} refused: {e}\n")
+                sys.stderr.write(f"{name} now {resource.getrlimit(which)}\n")
+        return super().run(case)
+
+
+class Patient(GoodClip):
+    """Declares a case_timeout of 1e12 s, and hangs on the case labelled 'hang'."""
+    name = "patient"
+    case_timeout = 1e12
+
+    def run(self, case):
+        if case.label == "hang":
+            while True:
+                time.sleep(0.05)
+        return super().run(case)

@@ -451,3 +451,88 @@ def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(
     assert r.returncode == EXIT_DIVERGED, r.stderr
     got = labelled(out / "results.jsonl")
     assert sorted(got) == sorted(labels) and got["hang"]["verdict"] == got["hang2"]["verdict"] == "timeout"
+
+
+# ---- hard limits (issue 18, point 4) ---------------------------------------------------------------
+
+def _in_a_harness(code, env=None, timeout=120):
+    """Run `code` as a harness of its own (a fresh process, so its peak memory is its own); its stdout lines."""
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**ENV, **(env or {})}, text=True,
+                       capture_output=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+PEAK_KB = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1])"
+
+
+def test_a_reply_of_three_512_mib_arrays_is_refused_before_the_harness_reads_it():
+    # Each array is under the wire's per-array limit; together they are 1.5 GiB the harness would hold.
+    lines = _in_a_harness(f"""if True:
+        from adapters.pool import WorkerHandle
+        from adapters import wire
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:Hoarder", case_timeout=60)
+        before = {PEAK_KB}
+        out = h.run(clip_case("huge-frame"))
+        after = {PEAK_KB}
+        ok = h.run(clip_case("ok"))
+        h.close()
+        print(out.kind, ok.kind, after - before, wire.MAX_REPLY_BYTES)
+        print(out.message)
+    """)
+    (kind, ok, grew_kb, cap), message = lines[0].split(), lines[1]
+    assert (kind, ok) == ("crashed", "returned"), lines
+    assert f"over the cap of {cap} bytes a reply may carry" in message and str(3 * (512 << 20)) in message, message
+    assert int(grew_kb) < 64 << 10, f"actual: the harness's peak memory grew {int(grew_kb) >> 10} MiB; expected: < 64"
+
+
+def test_returned_outputs_over_the_reply_cap_are_a_crash_naming_it():
+    lines = _in_a_harness("""if True:
+        from adapters.pool import WorkerHandle
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:Hoarder")
+        over, under = h.run(clip_case("outputs-3")), h.run(clip_case("outputs-1"))
+        h.close()
+        print(over.kind, under.kind, h.restarts)
+        print(over.message)
+    """, env={"CONFORM_MAX_REPLY_MB": "2"})
+    assert lines[0] == "crashed returned 0", lines
+    assert lines[1] == f"the outputs total {3 << 20} bytes, over the cap of {2 << 20} bytes a reply may carry " \
+                       "(CONFORM_MAX_REPLY_MB)", lines[1]
+
+
+def test_the_workers_file_size_and_memory_limits_are_hard_and_the_candidate_cannot_lift_them():
+    h = pool.WorkerHandle("misbehaving_adapters:LimitLifter", memory_mb=16384)
+    try:
+        out = h.run(clip_case("lift"))
+    finally:
+        h.close()
+    gib, mem = 1 << 30, 16384 << 20
+    assert "lifted" not in out.stderr, f"actual: {out.stderr}; expected: both refused"
+    assert "RLIMIT_FSIZE refused" in out.stderr and f"RLIMIT_FSIZE now ({gib}, {gib})" in out.stderr, out.stderr
+    assert "RLIMIT_AS refused" in out.stderr and f"RLIMIT_AS now ({mem}, {mem})" in out.stderr, out.stderr
+    assert out.kind == "returned"
+
+
+def test_an_adapters_own_case_timeout_of_1e12_s_runs_under_the_ceiling(monkeypatch):
+    h = pool.WorkerHandle("misbehaving_adapters:Patient")
+    try:
+        assert h.case_timeout == pool.MAX_ADAPTER_TIMEOUT == 600.0
+    finally:
+        h.close()
+    monkeypatch.setattr(pool, "MAX_ADAPTER_TIMEOUT", 2.0)     # the same ceiling, made short enough to wait for
+    h = pool.WorkerHandle("misbehaving_adapters:Patient")
+    try:
+        t0 = time.monotonic()
+        out = h.run(clip_case("hang"))
+        assert out.kind == "timed_out" and "no answer within 2 s" in out.message, out.message
+        assert time.monotonic() - t0 < 10
+        assert h.run(clip_case("ok")).kind == "returned"
+    finally:
+        h.close()
+    h = pool.WorkerHandle("misbehaving_adapters:Patient", case_timeout=5000)     # the user's own choice stands
+    try:
+        assert h.case_timeout == 5000
+    finally:
+        h.close()

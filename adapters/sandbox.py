@@ -1,0 +1,70 @@
+"""What a worker may touch: its limits, its capabilities.  Standard library only (the keeper imports it
+before anything else, and runs no candidate code).
+
+A limit set in the worker is only a limit if the candidate cannot lift it again: a hard rlimit can be
+raised by a process that holds CAP_SYS_RESOURCE, which a worker of a harness run as root holds.  So the
+worker gives that capability up (and can never get it back, the bounding set included) before the
+candidate's module is imported.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+CAP_SYS_RESOURCE = 24
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capability(cap: int) -> bool:
+    """Remove `cap` from this process's effective, permitted, inheritable and bounding sets (and clear the
+    ambient set), so neither this process nor anything it executes holds it again.  True when it is gone
+    (or was never held); False where libc cannot be reached (not Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)          # EPERM without CAP_SETPCAP: then it was never ours
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    head, data = _CapHeader(_CAP_VERSION_3, 0), (_CapData * 2)()
+    if libc.capget(ctypes.byref(head), data) != 0:
+        return False
+    word, bit = divmod(cap, 32)
+    mask = ~(1 << bit) & 0xFFFFFFFF
+    for field in ("effective", "permitted", "inheritable"):
+        setattr(data[word], field, getattr(data[word], field) & mask)
+    if libc.capset(ctypes.byref(head), data) != 0:
+        return False
+    return not holds(cap)
+
+
+def holds(cap: int) -> bool:
+    """Whether this process's effective set holds `cap` (from /proc/self/status; False without /proc)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> cap & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def harden_limit(resource_id: int, cap: int) -> None:
+    """Set the soft and the hard limit of `resource_id` to at most `cap`, for good: CAP_SYS_RESOURCE is
+    dropped first, without which no process can raise a hard limit again."""
+    import resource
+    drop_capability(CAP_SYS_RESOURCE)
+    hard = resource.getrlimit(resource_id)[1]
+    cap = cap if hard == resource.RLIM_INFINITY else min(cap, hard)
+    resource.setrlimit(resource_id, (cap, cap))
