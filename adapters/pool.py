@@ -33,7 +33,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
-from . import proctree, wire
+from . import proctree, sandbox, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo
@@ -204,7 +204,7 @@ class WorkerHandle:
         # O_APPEND: after the client truncates the file, the worker's writes land at offset 0 again.
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
-        env = dict(os.environ)
+        env = sandbox.worker_environment(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(_worker_path(self.python))
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).

@@ -1,5 +1,9 @@
-"""What a worker may touch: its limits, its capabilities.  Standard library only (the keeper imports it
-before anything else, and runs no candidate code).
+"""What a worker may touch: its environment, its limits, its capabilities.  Standard library only (the
+keeper imports it before anything else, and runs no candidate code).
+
+A worker's environment is the harness's reduced to an allow-list (ENV_NAMES, ENV_PREFIXES, and the names
+the user lists in CONFORM_WORKER_ENV): what an interpreter and a framework need to start, never the
+harness's tokens, keys and passwords.  docs/CERTIFY.md ("Isolation and limits") lists the same.
 
 A limit set in the worker is only a limit if the candidate cannot lift it again: a hard rlimit can be
 raised by a process that holds CAP_SYS_RESOURCE, which a worker of a harness run as root holds.  So the
@@ -10,6 +14,21 @@ from __future__ import annotations
 
 import ctypes
 import os
+
+# Variables a worker gets from the harness's environment, by exact name and by prefix.
+ENV_NAMES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
+             "TC_CACHE_DIR")        # TC_CACHE_DIR: where pypto's calculator is built (adapters.pypto_runtime)
+ENV_PREFIXES = ("LC_", "PYTHON", "CONFORM_", "XDG_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "CUDA_",
+                "TORCH_", "GLOG_", "MS_", "MINDSPORE_", "PYPTO_", "TILE_FWK_")
+EXTRA_ENV = "CONFORM_WORKER_ENV"    # more names to pass, comma-separated (a vendor's framework: JAX_PLATFORMS)
+
+
+def worker_environment(environ) -> dict:
+    """The variables of `environ` a worker may see."""
+    extra = {n.strip() for n in environ.get(EXTRA_ENV, "").split(",") if n.strip()}
+    return {k: v for k, v in environ.items()
+            if k in ENV_NAMES or k in extra or k.startswith(ENV_PREFIXES)}
+
 
 CAP_SYS_RESOURCE = 24
 _PR_CAPBSET_DROP = 24

@@ -536,3 +536,24 @@ def test_an_adapters_own_case_timeout_of_1e12_s_runs_under_the_ceiling(monkeypat
         assert h.case_timeout == 5000
     finally:
         h.close()
+
+
+# ---- the worker's environment (issue 18, point 4) ---------------------------------------------------
+
+def test_a_secret_in_the_harnesss_environment_is_not_visible_to_the_candidate(monkeypatch):
+    from adapters import sandbox
+    monkeypatch.setenv("HARNESS_SECRET_TOKEN", "s3cr3t-value")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-s3cr3t")
+    monkeypatch.setenv("VENDOR_FLAG", "on")
+    monkeypatch.setenv(sandbox.EXTRA_ENV, "VENDOR_FLAG")      # the user may pass a framework's own variable
+    h = pool.WorkerHandle("misbehaving_adapters:EnvReader")
+    try:
+        out = h.run(clip_case("read-env"))
+    finally:
+        h.close()
+    assert "s3cr3t" not in out.stderr and "found" not in out.stderr, f"actual: {out.stderr}; expected: no secret"
+    names = set(out.stderr.split("names: ")[1].split("\n")[0].split())
+    assert {"PATH", "HOME", "PYTHONPATH", "VENDOR_FLAG"} <= names, names
+    outside = {n for n in names if n not in sandbox.ENV_NAMES and not n.startswith(sandbox.ENV_PREFIXES)}
+    assert outside == {"VENDOR_FLAG"}, f"actual: {outside} outside the allow-list; expected: only VENDOR_FLAG"
+    assert out.kind == "returned"
