@@ -19,6 +19,7 @@ process the candidate started with it.
 """
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -177,7 +178,7 @@ class WorkerHandle:
         self.name = hello["name"]
         self.version = hello["version"]
         self.available, self.reason = hello["available"], hello["reason"]
-        self.execution = f"{hello['execution']}, in a worker process"
+        self.execution = f"{hello['execution']}, in a worker process, {sandbox.describe()}"
         self.numpy = hello["numpy"]     # in the worker's interpreter (self.python)
         self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
@@ -196,7 +197,9 @@ class WorkerHandle:
     def _start(self) -> dict:
         if self._aborted:
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
+        work = os.path.join(self._cwd, "work")      # under the scratch folder: a candidate may remove it
         _ensure_folder(self._cwd)
+        _ensure_folder(work)
         to_w, from_c = os.pipe()
         to_c, from_w = os.pipe()
         fd, path = tempfile.mkstemp(prefix="stderr-", dir=self._cwd)
@@ -209,9 +212,12 @@ class WorkerHandle:
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
+        env["TMPDIR"] = self._cwd       # the one folder (with its work/) a sandboxed worker may write
         # The keeper forks the worker with these arguments and takes down whatever it leaves behind.
-        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid()),
-               self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
+        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid())]
+        if sandbox.mode()[0] == "bubblewrap":
+            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._cwd, work, os.environ))]
+        cmd += [self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
@@ -221,7 +227,7 @@ class WorkerHandle:
         self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
-                                         stdout=self._err, stderr=self._err, cwd=self._cwd, env=env,
+                                         stdout=self._err, stderr=self._err, cwd=work, env=env,
                                          start_new_session=True)
         except OSError as e:        # no such interpreter (python=...), or no process to be had
             self._stop()

@@ -1,5 +1,14 @@
-"""What a worker may touch: its environment, its limits, its capabilities.  Standard library only (the
-keeper imports it before anything else, and runs no candidate code).
+"""What a worker may touch: its files, its environment, its limits, its capabilities.  Standard library
+only (the keeper imports it before anything else, and runs no candidate code).
+
+Files: where bubblewrap (`bwrap`, Debian's package bubblewrap) is installed and can start, every worker runs
+under it (mode "bubblewrap"): the whole file system read-only, but for the worker's own scratch folder
+(its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh /dev; no
+capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
+limit.  Its uid is the harness's: it reads what the harness reads (interpreters, frameworks, caches), and
+writes only its scratch folder.  Where bubblewrap is missing or cannot start (no user namespaces), or
+CONFORM_SANDBOX=off, workers run without it (mode "none", and why, in the results header's `execution`):
+the candidate can then write whatever the harness's user can.
 
 A worker's environment is the harness's reduced to an allow-list (ENV_NAMES, ENV_PREFIXES, and the names
 the user lists in CONFORM_WORKER_ENV): what an interpreter and a framework need to start, never the
@@ -28,6 +37,59 @@ def worker_environment(environ) -> dict:
     extra = {n.strip() for n in environ.get(EXTRA_ENV, "").split(",") if n.strip()}
     return {k: v for k, v in environ.items()
             if k in ENV_NAMES or k in extra or k.startswith(ENV_PREFIXES)}
+
+
+SANDBOX_ENV = "CONFORM_SANDBOX"              # "off": run workers without bubblewrap (debugging a framework)
+WRITABLE_ENV = "CONFORM_WORKER_WRITABLE"     # more folders a sandboxed worker may write, os.pathsep-separated
+_BWRAP_FLAGS = ("--unshare-user", "--cap-drop", "ALL", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev")
+_mode = None
+
+
+def mode() -> tuple:
+    """(mode, why): ("bubblewrap", path of bwrap) or ("none", why not), decided once per harness process."""
+    global _mode
+    if _mode is None:
+        _mode = _find_mode()
+    return _mode
+
+
+def _find_mode() -> tuple:
+    import shutil
+    import subprocess
+    if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
+        return "none", f"{SANDBOX_ENV}=off"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "none", "bubblewrap (bwrap) is not installed"
+    try:        # the very flags the workers get: a kernel without user namespaces refuses them
+        r = subprocess.run([bwrap, *_BWRAP_FLAGS, "--", "/bin/true"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "none", f"bubblewrap cannot start: {e}"
+    if r.returncode != 0:
+        return "none", f"bubblewrap cannot start here: {r.stderr.strip()[:300]}"
+    return "bubblewrap", bwrap
+
+
+def describe() -> str:
+    """The mode in words, for the `execution` of every worker's adapter (the results header)."""
+    name, why = mode()
+    return "sandboxed by bubblewrap" if name == "bubblewrap" else f"not sandboxed: {why}"
+
+
+def bwrap_prefix(scratch: str, workdir: str, environ) -> list:
+    """The bwrap command line (up to `--`) a worker is started under, writable `scratch`, cwd `workdir`."""
+    name, bwrap = mode()
+    assert name == "bubblewrap", "bwrap_prefix without bubblewrap"
+    cmd = [bwrap, *_BWRAP_FLAGS, "--bind", scratch, scratch]
+    for folder in environ.get(WRITABLE_ENV, "").split(os.pathsep):
+        if folder.strip() and os.path.isdir(folder.strip()):
+            cmd += ["--bind", os.path.abspath(folder.strip()), os.path.abspath(folder.strip())]
+    return cmd + ["--chdir", workdir, "--"]
+
+
+def exit_status_of_bwrap(code: int):
+    """bwrap exits 128+N when the worker died by signal N: the signal, or None for an ordinary exit."""
+    return code - 128 if 128 < code < 128 + 65 else None
 
 
 CAP_SYS_RESOURCE = 24

@@ -434,3 +434,70 @@ class EnvReader(GoodClip):
                 if "SECRET" in k or "TOKEN" in k:
                     sys.stderr.write(f"found {k}={v}\n")
         return super().run(case)
+
+
+TARGETS_ENV = "CONFORM_TEST_TARGETS"    # os.pathsep-separated files the harness holds, for Vandal to attack
+
+
+class Vandal(GoodClip):
+    """Tries to write the harness's files: appends a forged record to the results file the harness is
+    writing, overwrites the corpus and the expectations, by their paths, through /proc/<harness>/root and
+    /proc/<harness>/cwd, and through the harness's own open descriptors (/proc/<harness>/fd), and writes
+    its own folder.  When a write to the harness's files works (or its own folder refuses it), it raises,
+    saying what each try did: an unexpected-error verdict instead of a pass."""
+    name = "vandal"
+
+    def run(self, case):
+        if case.label == "vandalise":
+            harness = _harness_pid()
+            tries = []
+            for path in filter(None, os.environ.get(TARGETS_ENV, "").split(os.pathsep)):
+                tries += [path, f"/proc/{harness}/root{path}"]
+            tries.append(f"/proc/{harness}/cwd/results.jsonl")
+            try:
+                fds = os.listdir(f"/proc/{harness}/fd")
+            except OSError as e:
+                sys.stderr.write(f"refused listing /proc/{harness}/fd: {e}\n")
+                fds = []
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{harness}/fd/{fd}").endswith(".jsonl"):
+                        tries.append(f"/proc/{harness}/fd/{fd}")
+                except OSError:
+                    pass
+            forged = '{"record": "case", "verdict": "pass", "forged": "VANDAL"}\n'
+            log, broke = [], False
+            for path in [*tries, "/tmp/conform-vandal-was-here"]:       # /tmp is the harness's too
+                try:
+                    with open(path, "a") as f:
+                        f.write(forged)
+                    log.append(f"wrote {path}")
+                    broke = True
+                except OSError as e:
+                    log.append(f"refused {path}: {e.strerror}")
+            try:        # the worker's own folder is its own
+                with open("scratch-file", "w") as f:
+                    f.write("x")
+            except OSError as e:
+                log.append(f"could not write its own folder: {e}")
+                broke = True
+            sys.stderr.write("\n".join(log) + "\n")
+            if broke:       # a verdict that says what happened
+                raise RuntimeError("; ".join(log))
+        return super().run(case)
+
+
+def _harness_pid() -> int:
+    """The harness's pid, found as a candidate would: on the keeper's command line (--harness PID)."""
+    pid = os.getppid()
+    for _ in range(4):      # the worker's parent is the keeper, or bubblewrap under it
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if b"--harness" in argv:
+                return int(argv[argv.index(b"--harness") + 1])
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return os.getppid()

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from adapters import pool, wire
+from adapters.sandbox import WRITABLE_ENV
 from conform import runner
 from contract.vocabulary import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
 from contract.results import iter_records
@@ -99,6 +100,7 @@ def pid_dir(tmp_path, monkeypatch):
     d = tmp_path / "pids"
     d.mkdir()
     monkeypatch.setenv(PID_DIR_ENV, str(d))     # the workers inherit it
+    monkeypatch.setenv(WRITABLE_ENV, str(d))    # and may write it, sandboxed (adapters.sandbox)
     return d
 
 
@@ -126,7 +128,8 @@ def conform_run(tmp_path, cls, labels, *args, timeout=60):
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-m", "conform.cli", "run", "--adapter", f"misbehaving_adapters:{cls}",
                           "--corpus", str(corpus), "--out", str(out), "--no-report", *args],
-                         cwd=ROOT, env={**ENV, PID_DIR_ENV: os.environ.get(PID_DIR_ENV, "")}, text=True,
+                         cwd=ROOT, env={**ENV, PID_DIR_ENV: os.environ.get(PID_DIR_ENV, ""),
+                                             WRITABLE_ENV: os.environ.get(WRITABLE_ENV, "")}, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     t0 = time.monotonic()
     try:
@@ -555,5 +558,63 @@ def test_a_secret_in_the_harnesss_environment_is_not_visible_to_the_candidate(mo
     names = set(out.stderr.split("names: ")[1].split("\n")[0].split())
     assert {"PATH", "HOME", "PYTHONPATH", "VENDOR_FLAG"} <= names, names
     outside = {n for n in names if n not in sandbox.ENV_NAMES and not n.startswith(sandbox.ENV_PREFIXES)}
-    assert outside == {"VENDOR_FLAG"}, f"actual: {outside} outside the allow-list; expected: only VENDOR_FLAG"
+    # TMPDIR is the harness's choice (the worker's folder); bubblewrap sets PWD
+    assert outside <= {"VENDOR_FLAG", "TMPDIR", "PWD"}, f"actual: {outside} outside the allow-list; expected: VENDOR_FLAG"
     assert out.kind == "returned"
+
+
+# ---- no write access to the harness's files (issue 18, point 4) ---------------------------------------
+
+def _sha(path):
+    import hashlib
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def test_bubblewrap_mode_a_candidate_cannot_write_the_results_the_corpus_or_the_expectations(tmp_path, monkeypatch):
+    """Checks mode "bubblewrap" (scripts/setup.sh installs it); without bwrap the mode is "none", whose
+    documented fallback the next test checks."""
+    import shutil
+    from adapters import sandbox
+    from misbehaving_adapters import TARGETS_ENV
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
+    assert sandbox.mode()[0] == "bubblewrap", sandbox.mode()
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)          # /proc/<harness>/cwd/results.jsonl is the results file too
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("vandalise"), clip_case("ok", x=[0.0, 7.0, 3.0])])
+    expectations = tmp_path / "expectations"
+    shutil.copytree(os.path.join(ROOT, "suites", "expectations"), expectations)
+    results = out / "results.jsonl"
+    targets = [results, corpus, *sorted(expectations.iterdir())]
+    monkeypatch.setenv(TARGETS_ENV, os.pathsep.join(str(t) for t in targets))
+    before = {t: _sha(t) for t in targets[1:]}
+    result = runner.run(["misbehaving_adapters:Vandal"], corpus=str(corpus), out_dir=str(out),
+                        expectations_dir=str(expectations))
+    got = labelled(results)
+    assert got["vandalise"]["verdict"] == "pass", f"actual: {got['vandalise']['outcome']}; expected: every write refused"
+    assert got["ok"]["verdict"] == "pass" and result.exit_code == EXIT_OK, result.message
+    text = results.read_text()
+    assert "VANDAL" not in text and all(json.loads(line) for line in text.splitlines())
+    assert {t: _sha(t) for t in targets[1:]} == before, "the corpus or an expectations file changed"
+    assert not os.path.exists("/tmp/conform-vandal-was-here")
+    header = next(iter_records(results))
+    assert header["adapters"][0]["execution"].endswith("in a worker process, sandboxed by bubblewrap"), header
+
+
+def test_fallback_mode_none_is_recorded_and_the_limits_and_environment_still_hold():
+    lines = _in_a_harness("""if True:
+        from adapters.pool import WorkerHandle
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:LimitLifter")
+        out = h.run(clip_case("lift"))
+        h.close()
+        print(h.execution)
+        print(out.kind, "RLIMIT_FSIZE lifted" in out.stderr, "RLIMIT_FSIZE refused" in out.stderr)
+        h = WorkerHandle("misbehaving_adapters:EnvReader")
+        out = h.run(clip_case("read-env"))
+        h.close()
+        print("found" in out.stderr)
+    """, env={"CONFORM_SANDBOX": "off", "HARNESS_SECRET_TOKEN": "s3cr3t"})
+    assert lines == ["Python, in a worker process, not sandboxed: CONFORM_SANDBOX=off", "returned False True", "False"], lines

@@ -15,6 +15,7 @@ from conform import runner
 from contract.results import iter_records
 
 from bad_adapters import write_corpus
+from adapters.sandbox import WRITABLE_ENV
 from misbehaving_adapters import PID_DIR_ENV, clip_case
 
 
@@ -56,6 +57,7 @@ def run_candidate(tmp_path, monkeypatch):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
     monkeypatch.setenv(PID_DIR_ENV, str(pid_dir))     # the workers inherit it
+    monkeypatch.setenv(WRITABLE_ENV, str(pid_dir))    # and may write it, sandboxed (adapters.sandbox)
 
     def run(cls, labels, **kw):
         corpus = tmp_path / f"{cls}.jsonl"
