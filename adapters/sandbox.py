@@ -41,7 +41,7 @@ def worker_environment(environ) -> dict:
 
 SANDBOX_ENV = "CONFORM_SANDBOX"              # "off": run workers without bubblewrap (debugging a framework)
 WRITABLE_ENV = "CONFORM_WORKER_WRITABLE"     # more folders a sandboxed worker may write, os.pathsep-separated
-_BWRAP_FLAGS = ("--unshare-user", "--cap-drop", "ALL", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev")
+_BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--cap-drop", "ALL", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev")
 _mode = None
 
 

@@ -501,3 +501,60 @@ def _harness_pid() -> int:
         except (OSError, ValueError, IndexError):
             break
     return os.getppid()
+
+
+class Escaper(GoodClip):
+    """Tries to undo its sandbox, then to write a harness file (the first of CONFORM_TEST_TARGETS): remounts
+    the root read-write, unmounts it, and again from a user and mount namespace of its own, where it holds
+    every capability; and tries to reach a socket the harness listens on (CONFORM_TEST_PORT).  Raises,
+    saying what worked, if anything did."""
+    name = "escaper"
+
+    def run(self, case):
+        if case.label == "escape":
+            target = os.environ.get(TARGETS_ENV, "").split(os.pathsep)[0]
+            log = [*_undo_and_write(target, "in the worker")]
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:        # a child of its own, in new namespaces (the worker's own stay as they were)
+                os.close(r)
+                libc = ctypes.CDLL(None, use_errno=True)
+                got = libc.unshare(0x10000000 | 0x00020000)      # CLONE_NEWUSER | CLONE_NEWNS
+                lines = [f"unshare: {'done' if got == 0 else os.strerror(ctypes.get_errno())}"]
+                lines += _undo_and_write(target, "in a new namespace")
+                os.write(w, "\n".join(lines).encode())
+                os._exit(0)
+            os.close(w)
+            os.waitpid(pid, 0)
+            log += os.read(r, 1 << 16).decode().splitlines()
+            os.close(r)
+            port = os.environ.get("CONFORM_TEST_PORT")
+            if port:
+                import socket
+                try:
+                    socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
+                    log.append(f"connected to the harness's port {port}")
+                except OSError as e:
+                    log.append(f"refused connecting to port {port}: {e}")
+            sys.stderr.write("\n".join(log) + "\n")
+            broke = [line for line in log if line.startswith(("remounted", "unmounted", "wrote", "connected"))]
+            if broke:
+                raise RuntimeError("; ".join(log))
+        return super().run(case)
+
+
+def _undo_and_write(target, where):
+    libc = ctypes.CDLL(None, use_errno=True)
+    MS_REMOUNT, MS_BIND, MNT_DETACH = 32, 4096, 2
+    log = []
+    for what, call in (("remounted / read-write", lambda: libc.mount(None, b"/", None, MS_REMOUNT | MS_BIND, None)),
+                       ("unmounted /", lambda: libc.umount2(b"/", MNT_DETACH))):
+        ok = call() == 0
+        log.append(f"{what} {where}" if ok else f"refused: {what} {where}: {os.strerror(ctypes.get_errno())}")
+    try:
+        with open(target, "a") as f:
+            f.write("ESCAPED\n")
+        log.append(f"wrote {target} {where}")
+    except OSError as e:
+        log.append(f"refused writing {target} {where}: {e.strerror}")
+    return log

@@ -618,3 +618,32 @@ def test_fallback_mode_none_is_recorded_and_the_limits_and_environment_still_hol
         print("found" in out.stderr)
     """, env={"CONFORM_SANDBOX": "off", "HARNESS_SECRET_TOKEN": "s3cr3t"})
     assert lines == ["Python, in a worker process, not sandboxed: CONFORM_SANDBOX=off", "returned False True", "False"], lines
+
+
+def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp_path, monkeypatch):
+    """Checks mode "bubblewrap" (skipped without bwrap, as the test above)."""
+    import shutil
+    import socket
+    from adapters import sandbox
+    from misbehaving_adapters import TARGETS_ENV
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
+    assert sandbox.mode()[0] == "bubblewrap", sandbox.mode()
+    target = tmp_path / "corpus.jsonl"
+    target.write_text("the harness's file\n")
+    monkeypatch.setenv(TARGETS_ENV, str(target))
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    monkeypatch.setenv("CONFORM_TEST_PORT", str(listener.getsockname()[1]))
+    h = pool.WorkerHandle("misbehaving_adapters:Escaper")
+    try:
+        out = h.run(clip_case("escape"))
+    finally:
+        h.close()
+        listener.close()
+    assert out.kind == "returned", f"actual: {out.kind}: {out.message}; expected: every try refused"
+    assert "unshare: done" in out.stderr, out.stderr        # it did get namespaces of its own, and still failed
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 8 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
+    assert target.read_text() == "the harness's file\n"
