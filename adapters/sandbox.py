@@ -3,8 +3,8 @@ only (the keeper imports it before anything else, and runs no candidate code).
 
 Files: where bubblewrap (`bwrap`, Debian's package bubblewrap) is installed and can start, every worker runs
 under it (mode "bubblewrap"): the whole file system read-only, but for the worker's own scratch folder
-(its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh /dev; no
-capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
+(its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh /dev; its own
+network (a loopback) and pid namespace (its own /proc); no capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
 limit.  Its uid is the harness's: it reads what the harness reads (interpreters, frameworks, caches), and
 writes only its scratch folder.  Where bubblewrap is missing or cannot start (no user namespaces), or
 CONFORM_SANDBOX=off, workers run without it (mode "none", and why, in the results header's `execution`):
@@ -41,7 +41,10 @@ def worker_environment(environ) -> dict:
 
 SANDBOX_ENV = "CONFORM_SANDBOX"              # "off": run workers without bubblewrap (debugging a framework)
 WRITABLE_ENV = "CONFORM_WORKER_WRITABLE"     # more folders a sandboxed worker may write, os.pathsep-separated
-_BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--cap-drop", "ALL", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev")
+# A pid namespace (with its own /proc): the candidate can neither see nor signal a process outside its tree,
+# the harness included (same uid: without it, kill() would be allowed).
+_BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent",
+                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 _mode = None
 
 

@@ -28,10 +28,31 @@ PID_DIR_ENV = "CONFORM_TEST_PID_DIR"   # where candidates that leave processes b
 
 
 def _record_pid(pid: int, what: str) -> None:
+    """Record `pid` (a process of this one's pid namespace) with that namespace, so the harness's side can
+    find it (outer_pid): a sandboxed worker has a pid namespace of its own."""
     d = os.environ.get(PID_DIR_ENV)
     if d:
         with open(os.path.join(d, f"{what}-{pid}"), "w") as f:
-            f.write(str(pid))
+            f.write(f"{pid} {os.readlink('/proc/self/ns/pid')}")
+
+
+def outer_pid(recorded: str):
+    """The pid, in this process's namespace, of a process _record_pid recorded; None when it is gone."""
+    parts = recorded.split()
+    if len(parts) == 1 or parts[1] == os.readlink("/proc/self/ns/pid"):
+        return int(parts[0])
+    inner, ns = int(parts[0]), parts[1]
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{name}/ns/pid") != ns:
+                continue
+            with open(f"/proc/{name}/status") as f:
+                nspid = next(line for line in f if line.startswith("NSpid:")).split()
+            if int(nspid[-1]) == inner:
+                return int(name)
+        except (OSError, StopIteration, ValueError):
+            continue
+    return None
 
 
 def _stay_alive():
@@ -437,6 +458,8 @@ class EnvReader(GoodClip):
 
 
 TARGETS_ENV = "CONFORM_TEST_TARGETS"    # os.pathsep-separated files the harness holds, for Vandal to attack
+HARNESS_ENV = "CONFORM_TEST_HARNESS"    # the harness's pid, told to the candidate (the strongest assumption)
+SIGNAL_ENV = "CONFORM_TEST_SIGNAL"      # os.pathsep-separated pids outside the worker that Escaper tries to signal
 
 
 class Vandal(GoodClip):
@@ -449,7 +472,7 @@ class Vandal(GoodClip):
 
     def run(self, case):
         if case.label == "vandalise":
-            harness = _harness_pid()
+            harness = int(os.environ.get(HARNESS_ENV) or _harness_pid())
             tries = []
             for path in filter(None, os.environ.get(TARGETS_ENV, "").split(os.pathsep)):
                 tries += [path, f"/proc/{harness}/root{path}"]
@@ -506,7 +529,8 @@ def _harness_pid() -> int:
 class Escaper(GoodClip):
     """Tries to undo its sandbox, then to write a harness file (the first of CONFORM_TEST_TARGETS): remounts
     the root read-write, unmounts it, and again from a user and mount namespace of its own, where it holds
-    every capability; and tries to reach a socket the harness listens on (CONFORM_TEST_PORT).  Raises,
+    every capability; tries to reach a socket the harness listens on (CONFORM_TEST_PORT), and to SIGTERM
+    processes outside its tree (CONFORM_TEST_SIGNAL: the harness's own uid's).  Raises,
     saying what worked, if anything did."""
     name = "escaper"
 
@@ -536,8 +560,15 @@ class Escaper(GoodClip):
                     log.append(f"connected to the harness's port {port}")
                 except OSError as e:
                     log.append(f"refused connecting to port {port}: {e}")
+            for pid in filter(None, os.environ.get(SIGNAL_ENV, "").split(os.pathsep)):
+                try:
+                    os.kill(int(pid), signal.SIGTERM)
+                    log.append(f"signalled {pid}")
+                except OSError as e:
+                    log.append(f"refused signalling {pid}: {e.strerror}")
             sys.stderr.write("\n".join(log) + "\n")
-            broke = [line for line in log if line.startswith(("remounted", "unmounted", "wrote", "connected"))]
+            broke = [line for line in log
+                     if line.startswith(("remounted", "unmounted", "wrote", "connected", "signalled"))]
             if broke:
                 raise RuntimeError("; ".join(log))
         return super().run(case)

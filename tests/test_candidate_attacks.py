@@ -24,7 +24,7 @@ from contract.vocabulary import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
 from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
-from misbehaving_adapters import PID_DIR_ENV
+from misbehaving_adapters import PID_DIR_ENV, outer_pid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
@@ -70,7 +70,8 @@ def worker_processes(harness_pid, everything=False):
 
 
 def recorded_pids(pid_dir):
-    return {p.name: int(p.read_text()) for p in pid_dir.iterdir()}
+    """What the candidate recorded, by name: its processes' pids here (None: gone), wherever they ran."""
+    return {p.name: outer_pid(p.read_text()) for p in pid_dir.iterdir()}
 
 
 def assert_none_survive(pid_dir, harness_pid, grace=2.0):
@@ -78,7 +79,8 @@ def assert_none_survive(pid_dir, harness_pid, grace=2.0):
     pids = recorded_pids(pid_dir) if pid_dir else {}
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        left = {k: p for k, p in pids.items() if alive(p)}
+        pids = recorded_pids(pid_dir) if pid_dir else {}
+        left = {k: p for k, p in pids.items() if p is not None and alive(p)}
         workers = worker_processes(harness_pid)
         if not left and not workers:
             return
@@ -575,7 +577,7 @@ def test_bubblewrap_mode_a_candidate_cannot_write_the_results_the_corpus_or_the_
     documented fallback the next test checks."""
     import shutil
     from adapters import sandbox
-    from misbehaving_adapters import TARGETS_ENV
+    from misbehaving_adapters import HARNESS_ENV, TARGETS_ENV
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
     assert sandbox.mode()[0] == "bubblewrap", sandbox.mode()
@@ -589,6 +591,7 @@ def test_bubblewrap_mode_a_candidate_cannot_write_the_results_the_corpus_or_the_
     results = out / "results.jsonl"
     targets = [results, corpus, *sorted(expectations.iterdir())]
     monkeypatch.setenv(TARGETS_ENV, os.pathsep.join(str(t) for t in targets))
+    monkeypatch.setenv(HARNESS_ENV, str(os.getpid()))
     before = {t: _sha(t) for t in targets[1:]}
     result = runner.run(["misbehaving_adapters:Vandal"], corpus=str(corpus), out_dir=str(out),
                         expectations_dir=str(expectations))
@@ -625,7 +628,7 @@ def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp
     import shutil
     import socket
     from adapters import sandbox
-    from misbehaving_adapters import TARGETS_ENV
+    from misbehaving_adapters import SIGNAL_ENV, TARGETS_ENV
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
     assert sandbox.mode()[0] == "bubblewrap", sandbox.mode()
@@ -636,14 +639,19 @@ def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     monkeypatch.setenv("CONFORM_TEST_PORT", str(listener.getsockname()[1]))
+    bystander = subprocess.Popen(["sleep", "60"])      # a process of the harness's uid, outside the worker
+    monkeypatch.setenv(SIGNAL_ENV, os.pathsep.join([str(bystander.pid), str(os.getpid())]))
     h = pool.WorkerHandle("misbehaving_adapters:Escaper")
     try:
         out = h.run(clip_case("escape"))
+        assert bystander.poll() is None, "actual: the candidate killed a process outside its tree"
     finally:
         h.close()
         listener.close()
+        bystander.kill()
+        bystander.wait()
     assert out.kind == "returned", f"actual: {out.kind}: {out.message}; expected: every try refused"
     assert "unshare: done" in out.stderr, out.stderr        # it did get namespaces of its own, and still failed
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 8 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
+    assert len(lines) == 10 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
     assert target.read_text() == "the harness's file\n"
