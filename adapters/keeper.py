@@ -25,7 +25,7 @@ import sys
 import time
 
 from .proctree import PR_SET_CHILD_SUBREAPER, descendants, die_with_parent, kill_all, prctl
-from .sandbox import exit_status_of_bwrap
+from .sandbox import exit_status_of_bwrap, with_seccomp
 
 
 def main(argv=None) -> None:
@@ -68,6 +68,7 @@ def _exec_worker(wrap, argv) -> None:
     """Become the sandbox, which runs the worker in a fresh interpreter (never returns)."""
     try:
         die_with_parent()
+        wrap = with_seccomp(wrap)
         os.execv(wrap[0], [*wrap, sys.executable, "-m", "adapters.worker", *argv])
     except BaseException:       # noqa: BLE001 - no sandbox, no worker: say why on the captured stderr
         import traceback

@@ -4,7 +4,8 @@ only (the keeper imports it before anything else, and runs no candidate code).
 Files: where bubblewrap (`bwrap`, Debian's package bubblewrap) is installed and can start, every worker runs
 under it (mode "bubblewrap"): the whole file system read-only, but for the worker's own scratch folder
 (its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh /dev; its own
-network (a loopback) and pid namespace (its own /proc); no capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
+network (a loopback) and pid namespace (its own /proc); no Unix sockets but socketpair() (seccomp); no
+capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
 limit.  Its uid is the harness's: it reads what the harness reads (interpreters, frameworks, caches), and
 writes only its scratch folder.  Where bubblewrap is missing or cannot start (no user namespaces), or
 CONFORM_SANDBOX=off, workers run without it (mode "none", and why, in the results header's `execution`):
@@ -88,6 +89,49 @@ def bwrap_prefix(scratch: str, workdir: str, environ) -> list:
         if folder.strip() and os.path.isdir(folder.strip()):
             cmd += ["--bind", os.path.abspath(folder.strip()), os.path.abspath(folder.strip())]
     return cmd + ["--chdir", workdir, "--"]
+
+
+# seccomp (classic BPF), given to bwrap with --seccomp: socket(AF_UNIX, ...) fails with EACCES.  A read-only
+# mount does not stop a connect() to a Unix socket on it (a tmux server's, a container runtime's): a path-bound
+# socket needs socket(AF_UNIX) first; socketpair() stays allowed.  A system call of another ABI than the
+# native one (x32, i386's socketcall) fails whatever it is.
+_AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}     # (arch, __NR_socket)
+_X32_BIT = 0x40000000
+_AF_UNIX = 1
+_EACCES = 13
+
+
+def seccomp_program(machine=None) -> bytes:
+    """The filter as bwrap reads it (struct sock_filter[], native byte order); b"" on another machine."""
+    import platform
+    import struct
+    arch, nr_socket = _AUDIT_ARCH.get(machine or platform.machine(), (None, None))
+    if arch is None:
+        return b""
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | _EACCES      # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EACCES
+    prog = [(ld, 0, 0, 4),                  # 0: A = arch
+            (jeq, 0, 6, arch),              # 1: another ABI: deny
+            (ld, 0, 0, 0),                  # 2: A = nr
+            (jge, 4, 0, _X32_BIT),          # 3: x32: deny
+            (jeq, 0, 2, nr_socket),         # 4: not socket(): allow
+            (ld, 0, 0, 16),                 # 5: A = args[0] (low 32 bits)
+            (jeq, 1, 0, _AF_UNIX),          # 6: AF_UNIX: deny
+            (ret, 0, 0, allow),             # 7
+            (ret, 0, 0, deny)]              # 8
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
+def with_seccomp(wrap: list) -> list:
+    """`wrap` (a bwrap command line ending in `--`) with the seccomp filter on an inherited pipe."""
+    program = seccomp_program()
+    if not program:
+        return wrap
+    r, w = os.pipe()
+    os.write(w, program)            # ~72 bytes: far under a pipe's buffer
+    os.close(w)
+    os.set_inheritable(r, True)
+    return [*wrap[:-1], "--seccomp", str(r), "--"]
 
 
 def exit_status_of_bwrap(code: int):

@@ -529,7 +529,8 @@ def _harness_pid() -> int:
 class Escaper(GoodClip):
     """Tries to undo its sandbox, then to write a harness file (the first of CONFORM_TEST_TARGETS): remounts
     the root read-write, unmounts it, and again from a user and mount namespace of its own, where it holds
-    every capability; tries to reach a socket the harness listens on (CONFORM_TEST_PORT), and to SIGTERM
+    every capability; tries to reach sockets the harness listens on (CONFORM_TEST_PORT: TCP on the loopback,
+    CONFORM_TEST_UNIX: a Unix socket's path), and to SIGTERM
     processes outside its tree (CONFORM_TEST_SIGNAL: the harness's own uid's).  Raises,
     saying what worked, if anything did."""
     name = "escaper"
@@ -560,6 +561,15 @@ class Escaper(GoodClip):
                     log.append(f"connected to the harness's port {port}")
                 except OSError as e:
                     log.append(f"refused connecting to port {port}: {e}")
+            path = os.environ.get("CONFORM_TEST_UNIX")
+            if path:        # a Unix socket of the harness's, on a read-only mount
+                import socket
+                try:
+                    with socket.socket(socket.AF_UNIX) as c:
+                        c.connect(path)
+                    log.append(f"connected to the harness's socket {path}")
+                except OSError as e:
+                    log.append(f"refused connecting to {path}: {e}")
             for pid in filter(None, os.environ.get(SIGNAL_ENV, "").split(os.pathsep)):
                 try:
                     os.kill(int(pid), signal.SIGTERM)

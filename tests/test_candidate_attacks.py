@@ -639,6 +639,10 @@ def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     monkeypatch.setenv("CONFORM_TEST_PORT", str(listener.getsockname()[1]))
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(tmp_path / "harness.sock"))       # a read-only mount does not stop a connect()
+    unix.listen(1)
+    monkeypatch.setenv("CONFORM_TEST_UNIX", str(tmp_path / "harness.sock"))
     bystander = subprocess.Popen(["sleep", "60"])      # a process of the harness's uid, outside the worker
     monkeypatch.setenv(SIGNAL_ENV, os.pathsep.join([str(bystander.pid), str(os.getpid())]))
     h = pool.WorkerHandle("misbehaving_adapters:Escaper")
@@ -648,10 +652,11 @@ def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp
     finally:
         h.close()
         listener.close()
+        unix.close()
         bystander.kill()
         bystander.wait()
     assert out.kind == "returned", f"actual: {out.kind}: {out.message}; expected: every try refused"
     assert "unshare: done" in out.stderr, out.stderr        # it did get namespaces of its own, and still failed
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 10 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
+    assert len(lines) == 11 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
     assert target.read_text() == "the harness's file\n"
