@@ -65,10 +65,16 @@ def _find_mode() -> tuple:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return "none", "bubblewrap (bwrap) is not installed"
-    try:        # the very flags the workers get: a kernel without user namespaces refuses them
-        r = subprocess.run([bwrap, *_BWRAP_FLAGS, "--", "/bin/true"], capture_output=True, text=True, timeout=30)
+    # The very command line the workers get: a kernel without user namespaces or seccomp refuses it.
+    cmd = with_seccomp([bwrap, *_BWRAP_FLAGS, "--"])
+    fds = tuple(int(cmd[i + 1]) for i, a in enumerate(cmd) if a == "--seccomp")
+    try:
+        r = subprocess.run([*cmd, "/bin/true"], capture_output=True, text=True, timeout=30, pass_fds=fds)
     except (OSError, subprocess.TimeoutExpired) as e:
         return "none", f"bubblewrap cannot start: {e}"
+    finally:
+        for fd in fds:
+            os.close(fd)
     if r.returncode != 0:
         return "none", f"bubblewrap cannot start here: {r.stderr.strip()[:300]}"
     return "bubblewrap", bwrap

@@ -606,7 +606,9 @@ def test_bubblewrap_mode_a_candidate_cannot_write_the_results_the_corpus_or_the_
     assert header["adapters"][0]["execution"].endswith("in a worker process, sandboxed by bubblewrap"), header
 
 
-def test_fallback_mode_none_is_recorded_and_the_limits_and_environment_still_hold():
+@pytest.mark.parametrize("env, why", [({"CONFORM_SANDBOX": "off"}, "CONFORM_SANDBOX=off"),
+                                      ({"PATH": os.path.dirname(sys.executable)}, "bubblewrap (bwrap) is not installed")])
+def test_fallback_mode_none_is_recorded_and_the_limits_and_environment_still_hold(env, why):
     lines = _in_a_harness("""if True:
         from adapters.pool import WorkerHandle
         from bad_adapters import clip_case
@@ -619,8 +621,8 @@ def test_fallback_mode_none_is_recorded_and_the_limits_and_environment_still_hol
         out = h.run(clip_case("read-env"))
         h.close()
         print("found" in out.stderr)
-    """, env={"CONFORM_SANDBOX": "off", "HARNESS_SECRET_TOKEN": "s3cr3t"})
-    assert lines == ["Python, in a worker process, not sandboxed: CONFORM_SANDBOX=off", "returned False True", "False"], lines
+    """, env={**env, "HARNESS_SECRET_TOKEN": "s3cr3t"})
+    assert lines == [f"Python, in a worker process, not sandboxed: {why}", "returned False True", "False"], lines
 
 
 def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp_path, monkeypatch):
