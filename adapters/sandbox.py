@@ -3,7 +3,8 @@ only (the keeper imports it before anything else, and runs no candidate code).
 
 Files: where bubblewrap (`bwrap`, Debian's package bubblewrap) is installed and can start, every worker runs
 under it (mode "bubblewrap"): the whole file system read-only, but for the worker's own scratch folder
-(its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh /dev; its own
+(its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh, read-only
+/dev with a 64 MiB /dev/shm; its own
 network (a loopback) and pid namespace (its own /proc); no Unix sockets but socketpair() (seccomp); no
 capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
 limit.  Its uid is the harness's: it reads what the harness reads (interpreters, frameworks, caches), and
@@ -43,9 +44,12 @@ def worker_environment(environ) -> dict:
 SANDBOX_ENV = "CONFORM_SANDBOX"              # "off": run workers without bubblewrap (debugging a framework)
 WRITABLE_ENV = "CONFORM_WORKER_WRITABLE"     # more folders a sandboxed worker may write, os.pathsep-separated
 # A pid namespace (with its own /proc): the candidate can neither see nor signal a process outside its tree,
-# the harness included (same uid: without it, kill() would be allowed).
+# the harness included (same uid: without it, kill() would be allowed).  Its /dev is read-only but for a
+# /dev/shm of SHM_BYTES: a tmpfs is memory, which the resident-memory watchdog does not see.
+SHM_BYTES = 64 << 20
 _BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent",
-                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+                "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+                "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--proc", "/proc")
 _mode = None
 
 

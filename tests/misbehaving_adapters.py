@@ -490,7 +490,8 @@ class Vandal(GoodClip):
                     pass
             forged = '{"record": "case", "verdict": "pass", "forged": "VANDAL"}\n'
             log, broke = [], False
-            for path in [*tries, "/tmp/conform-vandal-was-here"]:       # /tmp is the harness's too
+            # /tmp is the harness's too; /dev (a tmpfs: memory) is read-only but for its small /dev/shm
+            for path in [*tries, "/tmp/conform-vandal-was-here", "/dev/conform-vandal-was-here"]:
                 try:
                     with open(path, "a") as f:
                         f.write(forged)
