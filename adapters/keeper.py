@@ -57,7 +57,9 @@ def main(argv=None) -> None:
                 pass
     status = _wait_for(worker, harness_fd)
     _kill_the_rest()
-    if wrap and os.WIFEXITED(status):       # bwrap tells a death by signal N as exit status 128+N
+    # bwrap tells a death by signal N as exit status 128+N (so a worker's own exit(139) reads as SIGSEGV:
+    # the worker itself exits 0, 1 or 3 only)
+    if wrap and os.WIFEXITED(status):
         sig = exit_status_of_bwrap(os.WEXITSTATUS(status))
         if sig is not None:
             _exit_by_signal(sig)
@@ -155,6 +157,7 @@ def _exit_by_signal(sig: int) -> None:
     os.kill(os.getpid(), sig)
     time.sleep(0.1)
     os._exit(128 + sig)
+
 
 if __name__ == "__main__":
     main()

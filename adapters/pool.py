@@ -15,7 +15,11 @@ trusts nothing the worker sends: every reply names the case it answers and is
 checked against it, every read has a deadline, a malformed reply is a CRASHED
 outcome saying what was wrong, and the worker runs under a keeper
 (adapters.keeper) whose exit shows the worker's death at once and takes every
-process the candidate started with it.
+process the candidate started with it.  The keeper runs the worker under the
+sandbox adapters.sandbox chooses (bubblewrap: read-only files but its scratch
+folder, no network, its own pid namespace), with an allow-listed environment,
+and a reply's arrays are counted from its header before any is read
+(wire.MAX_REPLY_BYTES).
 """
 from __future__ import annotations
 
