@@ -50,7 +50,7 @@ DEFAULT_CASE_TIMEOUT = 60.0
 MAX_ADAPTER_TIMEOUT = 600.0
 # A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
 # candidate cannot take the machine.  Resident, not address space: mindspore maps ~10 GB it never uses.
-RSS_LIMIT_MB = int(os.environ.get("CONFORM_WORKER_RSS_MB", "8192"))
+RSS_LIMIT_MB = wire.mib_from_env("CONFORM_WORKER_RSS_MB", 8192)
 RSS_POLL_S = 0.25
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
 PROBE_TIMEOUT = 60.0            # a probe runs import, available() and version() only

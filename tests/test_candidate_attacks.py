@@ -662,3 +662,12 @@ def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 11 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
     assert target.read_text() == "the harness's file\n"
+
+
+@pytest.mark.parametrize("name, value", [("CONFORM_MAX_REPLY_MB", "lots"), ("CONFORM_MAX_REPLY_MB", "0"),
+                                         ("CONFORM_WORKER_RSS_MB", "-3")])
+def test_a_bad_limit_in_the_environment_is_one_line_and_exit_2(tmp_path, name, value):
+    r = subprocess.run([sys.executable, "-m", "conform.cli", "adapters"], cwd=ROOT, env={**ENV, name: value},
+                       text=True, capture_output=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr == f"conform: error: {name} must be a whole number of MiB > 0, got {value!r}\n", r.stderr
