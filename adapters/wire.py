@@ -26,31 +26,14 @@ import numpy as np
 from contract.codec import MAX_ELEMENTS
 from contract.dtypes import dtype_from_name, dtype_name
 
+from .settings import mib_from_env
+
 MAX_HEADER = 16 << 20          # a header is metadata: params, messages, stderr tails
 MAX_ARRAYS = 64
 MAX_ARRAY_BYTES = MAX_ELEMENTS * 8
 # The most array bytes one reply may carry, counted from its header before any is read: a reply's arrays
 # land in the harness's memory, which the worker's memory watchdog does not cover.  Far over any suite
 # case's outputs (kilobytes); 64 arrays of MAX_ARRAY_BYTES would be 32 GiB.
-def mib_from_env(name: str, default: int) -> int:
-    """The environment variable `name`, a whole number of MiB > 0 (`default` when unset), in MiB.  Any other
-    value stops the process with one line naming it, exit 2: a bad setting, like a bad option."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
-    import sys
-    from contract.vocabulary import EXIT_USAGE
-    if name not in _TOLD:       # a module whose import failed is imported again (by another thread): one line
-        _TOLD.add(name)
-        sys.stderr.write(f"conform: error: {name} must be a whole number of MiB > 0, got {raw[:40]!r}\n")
-    raise SystemExit(EXIT_USAGE)
-
-
-_TOLD = set()
-
-
 MAX_REPLY_BYTES = mib_from_env("CONFORM_MAX_REPLY_MB", 256) << 20
 _LEN = struct.Struct(">I")
 
