@@ -42,7 +42,7 @@ from . import proctree, sandbox, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo
-from .settings import mib_from_env
+from . import settings
 from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
@@ -51,7 +51,7 @@ DEFAULT_CASE_TIMEOUT = 60.0
 MAX_ADAPTER_TIMEOUT = 600.0
 # A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
 # candidate cannot take the machine.  Resident, not address space: mindspore maps ~10 GB it never uses.
-RSS_LIMIT_MB = mib_from_env("CONFORM_WORKER_RSS_MB", 8192)
+RSS_LIMIT_MB = settings.WORKER_RSS_MB
 RSS_POLL_S = 0.25
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
 PROBE_TIMEOUT = 60.0            # a probe runs import, available() and version() only

@@ -1,7 +1,7 @@
-"""Limits the harness reads from its environment (CONFORM_MAX_REPLY_MB, CONFORM_WORKER_RSS_MB).
+"""Limits the harness reads from its environment: CONFORM_MAX_REPLY_MB, CONFORM_WORKER_RSS_MB.
 
-A module of its own, imported before the modules that read them: when a bad value stops one of those
-imports, and another thread imports it again, the line saying why is still written once.
+Read once, when the adapters package is imported (adapters/__init__.py imports this first): a bad value
+stops `conform` there, with one line, before any thread imports the modules that use them.
 """
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import sys
 
 from contract.vocabulary import EXIT_USAGE
 
-_TOLD = set()       # the names whose bad value was already reported
 
 def mib_from_env(name: str, default: int) -> int:
     """The environment variable `name`, a whole number of MiB > 0 (`default` when unset), in MiB.  Any other
@@ -20,7 +19,9 @@ def mib_from_env(name: str, default: int) -> int:
         return default
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
-    if name not in _TOLD:       # a module whose import failed is imported again (by another thread): one line
-        _TOLD.add(name)
-        sys.stderr.write(f"conform: error: {name} must be a whole number of MiB > 0, got {raw[:40]!r}\n")
+    sys.stderr.write(f"conform: error: {name} must be a whole number of MiB > 0, got {raw[:40]!r}\n")
     raise SystemExit(EXIT_USAGE)
+
+
+MAX_REPLY_MB = mib_from_env("CONFORM_MAX_REPLY_MB", 256)        # adapters.wire.MAX_REPLY_BYTES
+WORKER_RSS_MB = mib_from_env("CONFORM_WORKER_RSS_MB", 8192)     # adapters.pool.RSS_LIMIT_MB

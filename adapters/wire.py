@@ -26,7 +26,7 @@ import numpy as np
 from contract.codec import MAX_ELEMENTS
 from contract.dtypes import dtype_from_name, dtype_name
 
-from .settings import mib_from_env
+from . import settings
 
 MAX_HEADER = 16 << 20          # a header is metadata: params, messages, stderr tails
 MAX_ARRAYS = 64
@@ -34,7 +34,7 @@ MAX_ARRAY_BYTES = MAX_ELEMENTS * 8
 # The most array bytes one reply may carry, counted from its header before any is read: a reply's arrays
 # land in the harness's memory, which the worker's memory watchdog does not cover.  Far over any suite
 # case's outputs (kilobytes); 64 arrays of MAX_ARRAY_BYTES would be 32 GiB.
-MAX_REPLY_BYTES = mib_from_env("CONFORM_MAX_REPLY_MB", 256) << 20
+MAX_REPLY_BYTES = settings.MAX_REPLY_MB << 20
 _LEN = struct.Struct(">I")
 
 
