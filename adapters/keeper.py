@@ -1,4 +1,4 @@
-"""The worker's keeper: `python -m adapters.keeper [--harness PID] SPEC --rfd R --wfd W [worker options]`.
+"""The worker's keeper: `python -m adapters.keeper [--harness PID] [--wrap JSON] SPEC --rfd R --wfd W [worker options]`.
 
 The pool starts this, not the worker itself.  The keeper makes itself a subreaper
 (PR_SET_CHILD_SUBREAPER), forks the worker (adapters.worker.main with the same
@@ -11,23 +11,30 @@ signal), so the pool sees the worker's end at once, from the keeper's exit,
 whatever child still holds the protocol pipes.  When the harness process
 (--harness) ends, however it ends, the keeper kills the worker and all the rest.
 
+With --wrap (a command line from adapters.sandbox: bubblewrap's), the worker
+runs in a fresh interpreter under that command instead of in the keeper's fork.
+
 The keeper imports the standard library only and runs no candidate code.
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
 import time
 
 from .proctree import PR_SET_CHILD_SUBREAPER, descendants, die_with_parent, kill_all, prctl
+from .sandbox import exit_status_of_bwrap, with_seccomp
 
 
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    harness = None
+    harness = wrap = None
     if argv[:1] == ["--harness"]:
         harness, argv = int(argv[1]), argv[2:]
+    if argv[:1] == ["--wrap"]:      # the sandbox's command line (adapters.sandbox), the worker's put after it
+        wrap, argv = json.loads(argv[1]), argv[2:]
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     # Watch the harness *process*: PR_SET_PDEATHSIG fires when the harness *thread* that started the
     # keeper ends (a --jobs thread at the end of a run), which would orphan what the candidate left.
@@ -38,6 +45,8 @@ def main(argv=None) -> None:
         os._exit(1)         # the harness died before we watched it
     worker = os.fork()
     if worker == 0:
+        if wrap:
+            _exec_worker(wrap, argv)
         os._exit(_run_worker(argv))
     # The keeper holds no protocol pipe: their ends close when the worker's tree is gone.
     for flag in ("--rfd", "--wfd"):
@@ -48,7 +57,26 @@ def main(argv=None) -> None:
                 pass
     status = _wait_for(worker, harness_fd)
     _kill_the_rest()
+    # bwrap tells a death by signal N as exit status 128+N (so a worker's own exit(139) reads as SIGSEGV:
+    # the worker itself exits 0, 1 or 3 only)
+    if wrap and os.WIFEXITED(status):
+        sig = exit_status_of_bwrap(os.WEXITSTATUS(status))
+        if sig is not None:
+            _exit_by_signal(sig)
     _exit_like(status)
+
+
+def _exec_worker(wrap, argv) -> None:
+    """Become the sandbox, which runs the worker in a fresh interpreter (never returns)."""
+    try:
+        die_with_parent()
+        wrap = with_seccomp(wrap)
+        os.execv(wrap[0], [*wrap, sys.executable, "-m", "adapters.worker", *argv])
+    except BaseException:       # noqa: BLE001 - no sandbox, no worker: say why on the captured stderr
+        import traceback
+        traceback.print_exc()
+    finally:
+        os._exit(1)
 
 
 def _run_worker(argv) -> int:
@@ -113,19 +141,22 @@ def _kill_the_rest() -> None:
 
 def _exit_like(status: int) -> None:
     if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        import faulthandler
-        import resource
-        faulthandler.disable()          # the worker's report is the one that counts, not the keeper's
-        try:
-            resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
-            signal.signal(sig, signal.SIG_DFL)
-        except (OSError, ValueError):
-            pass
-        os.kill(os.getpid(), sig)
-        time.sleep(0.1)
-        os._exit(128 + sig)
+        _exit_by_signal(os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def _exit_by_signal(sig: int) -> None:
+    import faulthandler
+    import resource
+    faulthandler.disable()          # the worker's report is the one that counts, not the keeper's
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+        signal.signal(sig, signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass
+    os.kill(os.getpid(), sig)
+    time.sleep(0.1)
+    os._exit(128 + sig)
 
 
 if __name__ == "__main__":

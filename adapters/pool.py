@@ -15,10 +15,15 @@ trusts nothing the worker sends: every reply names the case it answers and is
 checked against it, every read has a deadline, a malformed reply is a CRASHED
 outcome saying what was wrong, and the worker runs under a keeper
 (adapters.keeper) whose exit shows the worker's death at once and takes every
-process the candidate started with it.
+process the candidate started with it.  The keeper runs the worker under the
+sandbox adapters.sandbox chooses (bubblewrap: read-only files but its scratch
+folder, no network, its own pid namespace), with an allow-listed environment,
+and a reply's arrays are counted from its header before any is read
+(wire.MAX_REPLY_BYTES).
 """
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -33,16 +38,20 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
-from . import proctree, wire
+from . import proctree, sandbox, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo
+from . import settings
 from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
+# The most an adapter's own case_timeout is taken for: a candidate that declares 1e12 s would hold a run for
+# ever on one hang.  An explicit --case-timeout (the user's, not the candidate's) is taken as given.
+MAX_ADAPTER_TIMEOUT = 600.0
 # A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
 # candidate cannot take the machine.  Resident, not address space: mindspore maps ~10 GB it never uses.
-RSS_LIMIT_MB = int(os.environ.get("CONFORM_WORKER_RSS_MB", "8192"))
+RSS_LIMIT_MB = settings.WORKER_RSS_MB
 RSS_POLL_S = 0.25
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
 PROBE_TIMEOUT = 60.0            # a probe runs import, available() and version() only
@@ -99,7 +108,7 @@ class InProcessHandle:
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
         self.constructions = tuple(self.adapter.constructions)
-        self.case_timeout = self.adapter.case_timeout
+        self.case_timeout = adapter_timeout(self.adapter.case_timeout)
         self.version = ""
         if self.available:
             self.adapter.setup()
@@ -174,12 +183,12 @@ class WorkerHandle:
         self.name = hello["name"]
         self.version = hello["version"]
         self.available, self.reason = hello["available"], hello["reason"]
-        self.execution = f"{hello['execution']}, in a worker process"
+        self.execution = f"{hello['execution']}, in a worker process, {sandbox.describe()}"
         self.numpy = hello["numpy"]     # in the worker's interpreter (self.python)
         self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
         self.constructions = tuple(hello.get("constructions", ()))
-        self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
+        self.case_timeout = float(case_timeout or adapter_timeout(hello.get("case_timeout")))
 
     @property
     def info(self) -> AdapterInfo:
@@ -193,7 +202,9 @@ class WorkerHandle:
     def _start(self) -> dict:
         if self._aborted:
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
+        work = os.path.join(self._cwd, "work")      # under the scratch folder: a candidate may remove it
         _ensure_folder(self._cwd)
+        _ensure_folder(work)
         to_w, from_c = os.pipe()
         to_c, from_w = os.pipe()
         fd, path = tempfile.mkstemp(prefix="stderr-", dir=self._cwd)
@@ -201,14 +212,17 @@ class WorkerHandle:
         # O_APPEND: after the client truncates the file, the worker's writes land at offset 0 again.
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
-        env = dict(os.environ)
+        env = sandbox.worker_environment(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(_worker_path(self.python))
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
+        env["TMPDIR"] = self._cwd       # the one folder (with its work/) a sandboxed worker may write
         # The keeper forks the worker with these arguments and takes down whatever it leaves behind.
-        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid()),
-               self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
+        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid())]
+        if sandbox.mode()[0] == "bubblewrap":
+            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._cwd, work, os.environ))]
+        cmd += [self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
@@ -218,7 +232,7 @@ class WorkerHandle:
         self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
-                                         stdout=self._err, stderr=self._err, cwd=self._cwd, env=env,
+                                         stdout=self._err, stderr=self._err, cwd=work, env=env,
                                          start_new_session=True)
         except OSError as e:        # no such interpreter (python=...), or no process to be had
             self._stop()
@@ -344,7 +358,12 @@ class WorkerHandle:
             if left <= 0:
                 raise TimeoutError
         try:
-            head, arrays = wire.recv(self._rfd, deadline=max(deadline, time.monotonic() + FRAME_GRACE_S))
+            head, arrays = wire.recv(self._rfd, deadline=max(deadline, time.monotonic() + FRAME_GRACE_S),
+                                     max_bytes=wire.MAX_REPLY_BYTES)
+        except wire.OverCap as e:      # refused before a byte of its arrays was read
+            self._why = (None, f"the worker's reply was refused: {e}; worker killed")
+            self._kill_now()
+            return None
         except wire.WireError as e:
             # Not an end of file: something that is no message (the candidate wrote on the pipe).
             self._garbled = "" if isinstance(e, (wire.PeerClosed, wire.Truncated)) else str(e)
@@ -549,6 +568,12 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identif
     if not info.available:
         info.version = ""
     return info
+
+
+def adapter_timeout(own) -> float:
+    """The per-case timeout an adapter gets from its own case_timeout (None: the default), at most
+    MAX_ADAPTER_TIMEOUT."""
+    return min(float(own or DEFAULT_CASE_TIMEOUT), MAX_ADAPTER_TIMEOUT)
 
 
 def _hello_problem(h) -> str:

@@ -26,8 +26,11 @@ def prctl(option: int, value: int) -> bool:
 
 def die_with_parent() -> None:
     """Have the kernel SIGKILL this process when the thread that started it ends (Linux only)."""
-    if prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL)) and os.getppid() == 1:
-        os._exit(1)     # the parent died before the call
+    parent = os.getppid()
+    # Reparented meanwhile: the parent died before the call.  (Not "the parent is pid 1": a sandboxed worker's
+    # parent is its pid namespace's init.)
+    if prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL)) and os.getppid() != parent:
+        os._exit(1)
 
 
 # Some kernels are built without CONFIG_PROC_CHILDREN: then every process's parent is read instead.

@@ -26,9 +26,15 @@ import numpy as np
 from contract.codec import MAX_ELEMENTS
 from contract.dtypes import dtype_from_name, dtype_name
 
+from . import settings
+
 MAX_HEADER = 16 << 20          # a header is metadata: params, messages, stderr tails
 MAX_ARRAYS = 64
 MAX_ARRAY_BYTES = MAX_ELEMENTS * 8
+# The most array bytes one reply may carry, counted from its header before any is read: a reply's arrays
+# land in the harness's memory, which the worker's memory watchdog does not cover.  Far over any suite
+# case's outputs (kilobytes); 64 arrays of MAX_ARRAY_BYTES would be 32 GiB.
+MAX_REPLY_BYTES = settings.MAX_REPLY_MB << 20
 _LEN = struct.Struct(">I")
 
 
@@ -46,6 +52,10 @@ class Truncated(WireError):
 
 class WireTimeout(WireError):
     """The deadline passed in the middle of a message: the peer sent part of one, or stray bytes."""
+
+
+class OverCap(WireError):
+    """A message whose header declares more array bytes than the reader allows (nothing of them was read)."""
 
 
 class BadReply(WireError):
@@ -83,10 +93,11 @@ def _no_constant(name):
 _DECODER = json.JSONDecoder(parse_constant=_no_constant)      # NaN and Infinity are no JSON
 
 
-def recv(fd: int, deadline=None):
+def recv(fd: int, deadline=None, max_bytes=None):
     """Read one message: (header dict, {name: ndarray}). Raises PeerClosed on EOF before a message.
 
-    `deadline` (time.monotonic()): raise WireTimeout rather than wait past it for the rest of a message."""
+    `deadline` (time.monotonic()): raise WireTimeout rather than wait past it for the rest of a message.
+    `max_bytes`: raise OverCap, before reading any array, when the header declares more array bytes."""
     first = _read_exact(fd, 4, at_boundary=True, deadline=deadline)
     (hlen,) = _LEN.unpack(first)
     if hlen > MAX_HEADER:
@@ -100,9 +111,13 @@ def recv(fd: int, deadline=None):
     metas = header.pop("arrays", [])
     if not isinstance(metas, list) or len(metas) > MAX_ARRAYS:
         raise WireError("header 'arrays' must be a list of at most %d entries" % MAX_ARRAYS)
+    checked = [_check_meta(m) for m in metas]
+    total = sum(math.prod(shape) * dt.itemsize for _, dt, shape in checked)
+    if max_bytes is not None and total > max_bytes:
+        raise OverCap(f"its header declares {total} bytes of arrays, over the cap of {max_bytes} bytes "
+                      f"a reply may carry (CONFORM_MAX_REPLY_MB)")
     arrays = {}
-    for m in metas:
-        name, dt, shape = _check_meta(m)
+    for name, dt, shape in checked:
         raw = _read_exact(fd, math.prod(shape) * dt.itemsize, deadline=deadline)
         arrays[name] = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt, copy=False).reshape(shape)
     return header, arrays

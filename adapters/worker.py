@@ -199,6 +199,12 @@ def _send_outcome(wfd, out, case_id):
             bad.append(f"output {name!r} cannot be reported ({type(e).__name__}: {clean_text(str(e), 200)})")
     if bad and out.kind == RETURNED:
         head["message"] = "; ".join([head.get("message") or "", *bad]).strip("; ")
+    total = sum(a.nbytes for a in good.values())
+    if total > wire.MAX_REPLY_BYTES:       # the harness would refuse the reply: say why, without sending them
+        head = {"type": "outcome", "id": case_id, "kind": CRASHED, "stderr": head.get("stderr", ""),
+                "message": f"the outputs total {total} bytes, over the cap of {wire.MAX_REPLY_BYTES} bytes "
+                           f"a reply may carry (CONFORM_MAX_REPLY_MB)"}
+        good = {}
     try:
         data = wire.encode(head, good)
     except (ValueError, TypeError) as e:    # Outcome.problem() let something through: still one verdict
@@ -226,14 +232,14 @@ def main(argv=None) -> int:
     sys.stdout = sys.stderr
     faulthandler.enable()       # a segfault leaves its Python traceback in the captured stderr
     import resource
+    from .sandbox import harden_limit
+    # Hard limits, soft and hard alike, set before the candidate is imported and with CAP_SYS_RESOURCE
+    # dropped for good (adapters.sandbox): the candidate cannot raise them again.
     if args.memory_mb:
-        limit = args.memory_mb << 20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        harden_limit(resource.RLIMIT_AS, args.memory_mb << 20)
     # A candidate that logs without end would fill the disk through the captured stderr file before
     # its case timed out: past OUTPUT_LIMIT bytes in any one file, SIGXFSZ kills it (a crash verdict).
-    hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
-    cap = OUTPUT_LIMIT if hard == resource.RLIM_INFINITY else min(OUTPUT_LIMIT, hard)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, hard))
+    harden_limit(resource.RLIMIT_FSIZE, OUTPUT_LIMIT)
     from .registry import AdapterError, load
     try:
         adapter = load(args.spec)

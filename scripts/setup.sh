@@ -64,6 +64,12 @@ if ! command -v chromium >/dev/null 2>&1 && ! apt_install chromium; then
     say "chromium missing and no root apt-get: the browser test will be skipped"
 fi
 
+# Workers run under bubblewrap, which keeps a candidate from writing the harness's files (adapters/sandbox.py);
+# without it they run unsandboxed, and the results header says so.
+if ! command -v bwrap >/dev/null 2>&1 && ! apt_install bubblewrap; then
+    say "bubblewrap missing and no root apt-get: workers will run unsandboxed (docs/CERTIFY.md, Isolation and limits)"
+fi
+
 # pypto's CPU values come from its interpreter, which needs a calculator built against torch.
 if ! { command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; }; then
     apt_install cmake g++ make || true

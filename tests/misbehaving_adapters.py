@@ -28,10 +28,31 @@ PID_DIR_ENV = "CONFORM_TEST_PID_DIR"   # where candidates that leave processes b
 
 
 def _record_pid(pid: int, what: str) -> None:
+    """Record `pid` (a process of this one's pid namespace) with that namespace, so the harness's side can
+    find it (outer_pid): a sandboxed worker has a pid namespace of its own."""
     d = os.environ.get(PID_DIR_ENV)
     if d:
         with open(os.path.join(d, f"{what}-{pid}"), "w") as f:
-            f.write(str(pid))
+            f.write(f"{pid} {os.readlink('/proc/self/ns/pid')}")
+
+
+def outer_pid(recorded: str):
+    """The pid, in this process's namespace, of a process _record_pid recorded; None when it is gone."""
+    parts = recorded.split()
+    if len(parts) == 1 or parts[1] == os.readlink("/proc/self/ns/pid"):
+        return int(parts[0])
+    inner, ns = int(parts[0]), parts[1]
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{name}/ns/pid") != ns:
+                continue
+            with open(f"/proc/{name}/status") as f:
+                nspid = next(line for line in f if line.startswith("NSpid:")).split()
+            if int(nspid[-1]) == inner:
+                return int(name)
+        except (OSError, StopIteration, ValueError):
+            continue
+    return None
 
 
 def _stay_alive():
@@ -361,3 +382,221 @@ class SlowToAnswer(GoodClip):
 class FixedShapes(GoodClip):
     """OtherShapes after its vendor fixed it: the same name, the documented outputs (a diff's base)."""
     name = "othershapes"
+
+
+# ---- issue 18, point 4: limits the candidate cannot lift, isolation it cannot undo ----------------
+
+HUGE_ARRAY = 1 << 26        # float64 elements: 512 MiB, the most one array on the wire may hold
+
+
+class Hoarder(GoodClip):
+    """Replies with more array bytes than the harness takes: in a well-formed frame written past the
+    worker's checks (three 512 MiB arrays, each under the wire's per-array limit), or as a returned Outcome."""
+    name = "hoarder"
+
+    def run(self, case):
+        if case.label == "huge-frame":
+            import json
+            metas = [{"name": f"out{i}", "dtype": "float64", "shape": [HUGE_ARRAY]} for i in range(3)]
+            head = json.dumps({"type": "outcome", "id": case.id, "kind": "returned", "arrays": metas}).encode()
+            fd = _reply_fd()
+            os.write(fd, len(head).to_bytes(4, "big") + head)
+            chunk = bytes(1 << 20)      # the bytes themselves, a megabyte at a time: the worker stays small
+            try:
+                for _ in range(3 * HUGE_ARRAY * 8 // len(chunk)):
+                    os.write(fd, chunk)
+            except OSError:             # the harness closed the pipe on us
+                pass
+            os._exit(0)
+        if case.label.startswith("outputs-"):       # outputs-N: N float64 outputs of a megabyte each
+            n = int(case.label.split("-")[1])
+            return Outcome.returned(**{f"out{i}": np.zeros(1 << 17) for i in range(n)})
+        return super().run(case)
+
+
+class LimitLifter(GoodClip):
+    """Tries to raise the worker's hard limits back to unlimited, and says on stderr what it got."""
+    name = "limitlifter"
+
+    def run(self, case):
+        import resource
+        if case.label == "lift":
+            for name in ("RLIMIT_FSIZE", "RLIMIT_AS"):
+                which = getattr(resource, name)
+                try:
+                    resource.setrlimit(which, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+                    sys.stderr.write(f"{name} lifted\n")
+                except (ValueError, OSError) as e:
+                    sys.stderr.write(f"{name} refused: {e}\n")
+                sys.stderr.write(f"{name} now {resource.getrlimit(which)}\n")
+        return super().run(case)
+
+
+class Patient(GoodClip):
+    """Declares a case_timeout of 1e12 s, and hangs on the case labelled 'hang'."""
+    name = "patient"
+    case_timeout = 1e12
+
+    def run(self, case):
+        if case.label == "hang":
+            while True:
+                time.sleep(0.05)
+        return super().run(case)
+
+
+class EnvReader(GoodClip):
+    """Writes the names of every variable it can see on stderr, and the value of any that looks secret."""
+    name = "envreader"
+
+    def run(self, case):
+        if case.label == "read-env":
+            sys.stderr.write("names: " + " ".join(sorted(os.environ)) + "\n")
+            for k, v in os.environ.items():
+                if "SECRET" in k or "TOKEN" in k:
+                    sys.stderr.write(f"found {k}={v}\n")
+        return super().run(case)
+
+
+TARGETS_ENV = "CONFORM_TEST_TARGETS"    # os.pathsep-separated files the harness holds, for Vandal to attack
+HARNESS_ENV = "CONFORM_TEST_HARNESS"    # the harness's pid, told to the candidate (the strongest assumption)
+SIGNAL_ENV = "CONFORM_TEST_SIGNAL"      # os.pathsep-separated pids outside the worker that Escaper tries to signal
+
+
+class Vandal(GoodClip):
+    """Tries to write the harness's files: appends a forged record to the results file the harness is
+    writing, overwrites the corpus and the expectations, by their paths, through /proc/<harness>/root and
+    /proc/<harness>/cwd, and through the harness's own open descriptors (/proc/<harness>/fd), and writes
+    its own folder.  When a write to the harness's files works (or its own folder refuses it), it raises,
+    saying what each try did: an unexpected-error verdict instead of a pass."""
+    name = "vandal"
+
+    def run(self, case):
+        if case.label == "vandalise":
+            harness = int(os.environ.get(HARNESS_ENV) or _harness_pid())
+            tries = []
+            for path in filter(None, os.environ.get(TARGETS_ENV, "").split(os.pathsep)):
+                tries += [path, f"/proc/{harness}/root{path}"]
+            tries.append(f"/proc/{harness}/cwd/results.jsonl")
+            try:
+                fds = os.listdir(f"/proc/{harness}/fd")
+            except OSError as e:
+                sys.stderr.write(f"refused listing /proc/{harness}/fd: {e}\n")
+                fds = []
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{harness}/fd/{fd}").endswith(".jsonl"):
+                        tries.append(f"/proc/{harness}/fd/{fd}")
+                except OSError:
+                    pass
+            forged = '{"record": "case", "verdict": "pass", "forged": "VANDAL"}\n'
+            log, broke = [], False
+            # /tmp is the harness's too; /dev (a tmpfs: memory) is read-only but for its small /dev/shm
+            for path in [*tries, "/tmp/conform-vandal-was-here", "/dev/conform-vandal-was-here"]:
+                try:
+                    with open(path, "a") as f:
+                        f.write(forged)
+                    log.append(f"wrote {path}")
+                    broke = True
+                except OSError as e:
+                    log.append(f"refused {path}: {e.strerror}")
+            try:        # the worker's own folder is its own
+                with open("scratch-file", "w") as f:
+                    f.write("x")
+            except OSError as e:
+                log.append(f"could not write its own folder: {e}")
+                broke = True
+            sys.stderr.write("\n".join(log) + "\n")
+            if broke:       # a verdict that says what happened
+                raise RuntimeError("; ".join(log))
+        return super().run(case)
+
+
+def _harness_pid() -> int:
+    """The harness's pid, found as a candidate would: on the keeper's command line (--harness PID)."""
+    pid = os.getppid()
+    for _ in range(4):      # the worker's parent is the keeper, or bubblewrap under it
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if b"--harness" in argv:
+                return int(argv[argv.index(b"--harness") + 1])
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return os.getppid()
+
+
+class Escaper(GoodClip):
+    """Tries to undo its sandbox, then to write a harness file (the first of CONFORM_TEST_TARGETS): remounts
+    the root read-write, unmounts it, and again from a user and mount namespace of its own, where it holds
+    every capability; tries to reach sockets the harness listens on (CONFORM_TEST_PORT: TCP on the loopback,
+    CONFORM_TEST_UNIX: a Unix socket's path), and to SIGTERM
+    processes outside its tree (CONFORM_TEST_SIGNAL: the harness's own uid's).  Raises,
+    saying what worked, if anything did."""
+    name = "escaper"
+
+    def run(self, case):
+        if case.label == "escape":
+            target = os.environ.get(TARGETS_ENV, "").split(os.pathsep)[0]
+            log = [*_undo_and_write(target, "in the worker")]
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:        # a child of its own, in new namespaces (the worker's own stay as they were)
+                os.close(r)
+                libc = ctypes.CDLL(None, use_errno=True)
+                got = libc.unshare(0x10000000 | 0x00020000)      # CLONE_NEWUSER | CLONE_NEWNS
+                lines = [f"unshare: {'done' if got == 0 else os.strerror(ctypes.get_errno())}"]
+                lines += _undo_and_write(target, "in a new namespace")
+                os.write(w, "\n".join(lines).encode())
+                os._exit(0)
+            os.close(w)
+            os.waitpid(pid, 0)
+            log += os.read(r, 1 << 16).decode().splitlines()
+            os.close(r)
+            port = os.environ.get("CONFORM_TEST_PORT")
+            if port:
+                import socket
+                try:
+                    socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
+                    log.append(f"connected to the harness's port {port}")
+                except OSError as e:
+                    log.append(f"refused connecting to port {port}: {e}")
+            path = os.environ.get("CONFORM_TEST_UNIX")
+            if path:        # a Unix socket of the harness's, on a read-only mount
+                import socket
+                try:
+                    with socket.socket(socket.AF_UNIX) as c:
+                        c.connect(path)
+                    log.append(f"connected to the harness's socket {path}")
+                except OSError as e:
+                    log.append(f"refused connecting to {path}: {e}")
+            for pid in filter(None, os.environ.get(SIGNAL_ENV, "").split(os.pathsep)):
+                try:
+                    os.kill(int(pid), signal.SIGTERM)
+                    log.append(f"signalled {pid}")
+                except OSError as e:
+                    log.append(f"refused signalling {pid}: {e.strerror}")
+            sys.stderr.write("\n".join(log) + "\n")
+            broke = [line for line in log
+                     if line.startswith(("remounted", "unmounted", "wrote", "connected", "signalled"))]
+            if broke:
+                raise RuntimeError("; ".join(log))
+        return super().run(case)
+
+
+def _undo_and_write(target, where):
+    libc = ctypes.CDLL(None, use_errno=True)
+    MS_REMOUNT, MS_BIND, MNT_DETACH = 32, 4096, 2
+    log = []
+    for what, call in (("remounted / read-write", lambda: libc.mount(None, b"/", None, MS_REMOUNT | MS_BIND, None)),
+                       ("unmounted /", lambda: libc.umount2(b"/", MNT_DETACH))):
+        ok = call() == 0
+        log.append(f"{what} {where}" if ok else f"refused: {what} {where}: {os.strerror(ctypes.get_errno())}")
+    try:
+        with open(target, "a") as f:
+            f.write("ESCAPED\n")
+        log.append(f"wrote {target} {where}")
+    except OSError as e:
+        log.append(f"refused writing {target} {where}: {e.strerror}")
+    return log

@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 
 from adapters import pool, wire
+from adapters.sandbox import WRITABLE_ENV
 from conform import runner
 from contract.vocabulary import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
 from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
-from misbehaving_adapters import PID_DIR_ENV
+from misbehaving_adapters import PID_DIR_ENV, outer_pid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
@@ -69,7 +70,8 @@ def worker_processes(harness_pid, everything=False):
 
 
 def recorded_pids(pid_dir):
-    return {p.name: int(p.read_text()) for p in pid_dir.iterdir()}
+    """What the candidate recorded, by name: its processes' pids here (None: gone), wherever they ran."""
+    return {p.name: outer_pid(p.read_text()) for p in pid_dir.iterdir()}
 
 
 def assert_none_survive(pid_dir, harness_pid, grace=2.0):
@@ -77,7 +79,8 @@ def assert_none_survive(pid_dir, harness_pid, grace=2.0):
     pids = recorded_pids(pid_dir) if pid_dir else {}
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        left = {k: p for k, p in pids.items() if alive(p)}
+        pids = recorded_pids(pid_dir) if pid_dir else {}
+        left = {k: p for k, p in pids.items() if p is not None and alive(p)}
         workers = worker_processes(harness_pid)
         if not left and not workers:
             return
@@ -99,6 +102,7 @@ def pid_dir(tmp_path, monkeypatch):
     d = tmp_path / "pids"
     d.mkdir()
     monkeypatch.setenv(PID_DIR_ENV, str(d))     # the workers inherit it
+    monkeypatch.setenv(WRITABLE_ENV, str(d))    # and may write it, sandboxed (adapters.sandbox)
     return d
 
 
@@ -126,7 +130,8 @@ def conform_run(tmp_path, cls, labels, *args, timeout=60):
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-m", "conform.cli", "run", "--adapter", f"misbehaving_adapters:{cls}",
                           "--corpus", str(corpus), "--out", str(out), "--no-report", *args],
-                         cwd=ROOT, env={**ENV, PID_DIR_ENV: os.environ.get(PID_DIR_ENV, "")}, text=True,
+                         cwd=ROOT, env={**ENV, PID_DIR_ENV: os.environ.get(PID_DIR_ENV, ""),
+                                             WRITABLE_ENV: os.environ.get(WRITABLE_ENV, "")}, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     t0 = time.monotonic()
     try:
@@ -451,3 +456,218 @@ def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(
     assert r.returncode == EXIT_DIVERGED, r.stderr
     got = labelled(out / "results.jsonl")
     assert sorted(got) == sorted(labels) and got["hang"]["verdict"] == got["hang2"]["verdict"] == "timeout"
+
+
+# ---- hard limits (issue 18, point 4) ---------------------------------------------------------------
+
+def _in_a_harness(code, env=None, timeout=120):
+    """Run `code` as a harness of its own (a fresh process, so its peak memory is its own); its stdout lines."""
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**ENV, **(env or {})}, text=True,
+                       capture_output=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+PEAK_KB = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1])"
+
+
+def test_a_reply_of_three_512_mib_arrays_is_refused_before_the_harness_reads_it():
+    # Each array is under the wire's per-array limit; together they are 1.5 GiB the harness would hold.
+    lines = _in_a_harness(f"""if True:
+        from adapters.pool import WorkerHandle
+        from adapters import wire
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:Hoarder", case_timeout=60)
+        before = {PEAK_KB}
+        out = h.run(clip_case("huge-frame"))
+        after = {PEAK_KB}
+        ok = h.run(clip_case("ok"))
+        h.close()
+        print(out.kind, ok.kind, after - before, wire.MAX_REPLY_BYTES)
+        print(out.message)
+    """)
+    (kind, ok, grew_kb, cap), message = lines[0].split(), lines[1]
+    assert (kind, ok) == ("crashed", "returned"), lines
+    assert f"over the cap of {cap} bytes a reply may carry" in message and str(3 * (512 << 20)) in message, message
+    assert int(grew_kb) < 64 << 10, f"actual: the harness's peak memory grew {int(grew_kb) >> 10} MiB; expected: < 64"
+
+
+def test_returned_outputs_over_the_reply_cap_are_a_crash_naming_it():
+    lines = _in_a_harness("""if True:
+        from adapters.pool import WorkerHandle
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:Hoarder")
+        over, under = h.run(clip_case("outputs-3")), h.run(clip_case("outputs-1"))
+        h.close()
+        print(over.kind, under.kind, h.restarts)
+        print(over.message)
+    """, env={"CONFORM_MAX_REPLY_MB": "2"})
+    assert lines[0] == "crashed returned 0", lines
+    assert lines[1] == f"the outputs total {3 << 20} bytes, over the cap of {2 << 20} bytes a reply may carry " \
+                       "(CONFORM_MAX_REPLY_MB)", lines[1]
+
+
+def test_the_workers_file_size_and_memory_limits_are_hard_and_the_candidate_cannot_lift_them():
+    h = pool.WorkerHandle("misbehaving_adapters:LimitLifter", memory_mb=16384)
+    try:
+        out = h.run(clip_case("lift"))
+    finally:
+        h.close()
+    gib, mem = 1 << 30, 16384 << 20
+    assert "lifted" not in out.stderr, f"actual: {out.stderr}; expected: both refused"
+    assert "RLIMIT_FSIZE refused" in out.stderr and f"RLIMIT_FSIZE now ({gib}, {gib})" in out.stderr, out.stderr
+    assert "RLIMIT_AS refused" in out.stderr and f"RLIMIT_AS now ({mem}, {mem})" in out.stderr, out.stderr
+    assert out.kind == "returned"
+
+
+def test_an_adapters_own_case_timeout_of_1e12_s_runs_under_the_ceiling(monkeypatch):
+    h = pool.WorkerHandle("misbehaving_adapters:Patient")
+    try:
+        assert h.case_timeout == pool.MAX_ADAPTER_TIMEOUT == 600.0
+    finally:
+        h.close()
+    monkeypatch.setattr(pool, "MAX_ADAPTER_TIMEOUT", 2.0)     # the same ceiling, made short enough to wait for
+    h = pool.WorkerHandle("misbehaving_adapters:Patient")
+    try:
+        t0 = time.monotonic()
+        out = h.run(clip_case("hang"))
+        assert out.kind == "timed_out" and "no answer within 2 s" in out.message, out.message
+        assert time.monotonic() - t0 < 10
+        assert h.run(clip_case("ok")).kind == "returned"
+    finally:
+        h.close()
+    h = pool.WorkerHandle("misbehaving_adapters:Patient", case_timeout=5000)     # the user's own choice stands
+    try:
+        assert h.case_timeout == 5000
+    finally:
+        h.close()
+
+
+# ---- the worker's environment (issue 18, point 4) ---------------------------------------------------
+
+def test_a_secret_in_the_harnesss_environment_is_not_visible_to_the_candidate(monkeypatch):
+    from adapters import sandbox
+    monkeypatch.setenv("HARNESS_SECRET_TOKEN", "s3cr3t-value")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-s3cr3t")
+    monkeypatch.setenv("VENDOR_FLAG", "on")
+    monkeypatch.setenv(sandbox.EXTRA_ENV, "VENDOR_FLAG")      # the user may pass a framework's own variable
+    h = pool.WorkerHandle("misbehaving_adapters:EnvReader")
+    try:
+        out = h.run(clip_case("read-env"))
+    finally:
+        h.close()
+    assert "s3cr3t" not in out.stderr and "found" not in out.stderr, f"actual: {out.stderr}; expected: no secret"
+    names = set(out.stderr.split("names: ")[1].split("\n")[0].split())
+    assert {"PATH", "HOME", "PYTHONPATH", "VENDOR_FLAG"} <= names, names
+    outside = {n for n in names if n not in sandbox.ENV_NAMES and not n.startswith(sandbox.ENV_PREFIXES)}
+    # TMPDIR is the harness's choice (the worker's folder); bubblewrap sets PWD
+    assert outside <= {"VENDOR_FLAG", "TMPDIR", "PWD"}, f"actual: {outside} outside the allow-list; expected: VENDOR_FLAG"
+    assert out.kind == "returned"
+
+
+# ---- no write access to the harness's files (issue 18, point 4) ---------------------------------------
+
+def _sha(path):
+    import hashlib
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def test_bubblewrap_mode_a_candidate_cannot_write_the_results_the_corpus_or_the_expectations(tmp_path, monkeypatch):
+    """Checks mode "bubblewrap" (scripts/setup.sh installs it); without bwrap the mode is "none", whose
+    documented fallback the next test checks."""
+    import shutil
+    from adapters import sandbox
+    from misbehaving_adapters import HARNESS_ENV, TARGETS_ENV
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
+    assert sandbox.mode()[0] == "bubblewrap", sandbox.mode()
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)          # /proc/<harness>/cwd/results.jsonl is the results file too
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("vandalise"), clip_case("ok", x=[0.0, 7.0, 3.0])])
+    expectations = tmp_path / "expectations"
+    shutil.copytree(os.path.join(ROOT, "suites", "expectations"), expectations)
+    results = out / "results.jsonl"
+    targets = [results, corpus, *sorted(expectations.iterdir())]
+    monkeypatch.setenv(TARGETS_ENV, os.pathsep.join(str(t) for t in targets))
+    monkeypatch.setenv(HARNESS_ENV, str(os.getpid()))
+    before = {t: _sha(t) for t in targets[1:]}
+    result = runner.run(["misbehaving_adapters:Vandal"], corpus=str(corpus), out_dir=str(out),
+                        expectations_dir=str(expectations))
+    got = labelled(results)
+    assert got["vandalise"]["verdict"] == "pass", f"actual: {got['vandalise']['outcome']}; expected: every write refused"
+    assert got["ok"]["verdict"] == "pass" and result.exit_code == EXIT_OK, result.message
+    text = results.read_text()
+    assert "VANDAL" not in text and all(json.loads(line) for line in text.splitlines())
+    assert {t: _sha(t) for t in targets[1:]} == before, "the corpus or an expectations file changed"
+    assert not os.path.exists("/tmp/conform-vandal-was-here")
+    header = next(iter_records(results))
+    assert header["adapters"][0]["execution"].endswith("in a worker process, sandboxed by bubblewrap"), header
+
+
+@pytest.mark.parametrize("env, why", [({"CONFORM_SANDBOX": "off"}, "CONFORM_SANDBOX=off"),
+                                      ({"PATH": os.path.dirname(sys.executable)}, "bubblewrap (bwrap) is not installed")])
+def test_fallback_mode_none_is_recorded_and_the_limits_and_environment_still_hold(env, why):
+    lines = _in_a_harness("""if True:
+        from adapters.pool import WorkerHandle
+        from bad_adapters import clip_case
+        h = WorkerHandle("misbehaving_adapters:LimitLifter")
+        out = h.run(clip_case("lift"))
+        h.close()
+        print(h.execution)
+        print(out.kind, "RLIMIT_FSIZE lifted" in out.stderr, "RLIMIT_FSIZE refused" in out.stderr)
+        h = WorkerHandle("misbehaving_adapters:EnvReader")
+        out = h.run(clip_case("read-env"))
+        h.close()
+        print("found" in out.stderr)
+    """, env={**env, "HARNESS_SECRET_TOKEN": "s3cr3t"})
+    assert lines == [f"Python, in a worker process, not sandboxed: {why}", "returned False True", "False"], lines
+
+
+def test_the_candidate_cannot_undo_the_sandbox_or_reach_the_harnesss_network(tmp_path, monkeypatch):
+    """Checks mode "bubblewrap" (skipped without bwrap, as the test above)."""
+    import shutil
+    import socket
+    from adapters import sandbox
+    from misbehaving_adapters import SIGNAL_ENV, TARGETS_ENV
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
+    assert sandbox.mode()[0] == "bubblewrap", sandbox.mode()
+    target = tmp_path / "corpus.jsonl"
+    target.write_text("the harness's file\n")
+    monkeypatch.setenv(TARGETS_ENV, str(target))
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    monkeypatch.setenv("CONFORM_TEST_PORT", str(listener.getsockname()[1]))
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(tmp_path / "harness.sock"))       # a read-only mount does not stop a connect()
+    unix.listen(1)
+    monkeypatch.setenv("CONFORM_TEST_UNIX", str(tmp_path / "harness.sock"))
+    bystander = subprocess.Popen(["sleep", "60"])      # a process of the harness's uid, outside the worker
+    monkeypatch.setenv(SIGNAL_ENV, os.pathsep.join([str(bystander.pid), str(os.getpid())]))
+    h = pool.WorkerHandle("misbehaving_adapters:Escaper")
+    try:
+        out = h.run(clip_case("escape"))
+        assert bystander.poll() is None, "actual: the candidate killed a process outside its tree"
+    finally:
+        h.close()
+        listener.close()
+        unix.close()
+        bystander.kill()
+        bystander.wait()
+    assert out.kind == "returned", f"actual: {out.kind}: {out.message}; expected: every try refused"
+    assert "unshare: done" in out.stderr, out.stderr        # it did get namespaces of its own, and still failed
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 11 and all(ln.startswith(("refused", "unshare")) for ln in lines), out.stderr
+    assert target.read_text() == "the harness's file\n"
+
+
+@pytest.mark.parametrize("name, value", [("CONFORM_MAX_REPLY_MB", "lots"), ("CONFORM_MAX_REPLY_MB", "0"),
+                                         ("CONFORM_WORKER_RSS_MB", "-3")])
+def test_a_bad_limit_in_the_environment_is_one_line_and_exit_2(tmp_path, name, value):
+    r = subprocess.run([sys.executable, "-m", "conform.cli", "adapters"], cwd=ROOT, env={**ENV, name: value},
+                       text=True, capture_output=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr == f"conform: error: {name} must be a whole number of MiB > 0, got {value!r}\n", r.stderr

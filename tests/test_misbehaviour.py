@@ -15,7 +15,8 @@ from conform import runner
 from contract.results import iter_records
 
 from bad_adapters import write_corpus
-from misbehaving_adapters import PID_DIR_ENV, clip_case
+from adapters.sandbox import WRITABLE_ENV
+from misbehaving_adapters import PID_DIR_ENV, clip_case, outer_pid
 
 
 def harness_state():
@@ -56,6 +57,7 @@ def run_candidate(tmp_path, monkeypatch):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
     monkeypatch.setenv(PID_DIR_ENV, str(pid_dir))     # the workers inherit it
+    monkeypatch.setenv(WRITABLE_ENV, str(pid_dir))    # and may write it, sandboxed (adapters.sandbox)
 
     def run(cls, labels, **kw):
         corpus = tmp_path / f"{cls}.jsonl"
@@ -147,7 +149,7 @@ def test_global_state_changes_stay_in_the_worker_and_are_undone_for_the_next_cas
 def test_children_in_the_workers_group_do_not_survive_the_run(run_candidate):
     got, _, pid_dir = run_candidate("Forker", ["fork-group", "ok"], case_timeout=60)
     assert [r["verdict"] for r in got.values()] == ["pass", "pass"]
-    pids = [int(p.read_text()) for p in pid_dir.iterdir()]
+    pids = [outer_pid(p.read_text()) for p in pid_dir.iterdir()]
     assert len(pids) == 1
     time.sleep(0.2)
     assert not [p for p in pids if alive(p)], f"actual: {pids} still alive after the run; expected: none"
@@ -156,7 +158,7 @@ def test_children_in_the_workers_group_do_not_survive_the_run(run_candidate):
 def test_a_daemon_that_escaped_into_its_own_session_does_not_survive_the_run(run_candidate):
     got, _, pid_dir = run_candidate("Forker", ["fork-session", "ok"], case_timeout=60)
     assert [r["verdict"] for r in got.values()] == ["pass", "pass"]
-    pids = [int(p.read_text()) for p in pid_dir.iterdir()]
+    pids = [outer_pid(p.read_text()) for p in pid_dir.iterdir()]
     assert len(pids) == 1
     try:
         deadline = time.monotonic() + 2

@@ -1,0 +1,208 @@
+"""What a worker may touch: its files, its environment, its limits, its capabilities.  Standard library
+only (the keeper imports it before anything else, and runs no candidate code).
+
+Files: where bubblewrap (`bwrap`, Debian's package bubblewrap) is installed and can start, every worker runs
+under it (mode "bubblewrap"): the whole file system read-only, but for the worker's own scratch folder
+(its working directory and TMPDIR) and the folders listed in CONFORM_WORKER_WRITABLE; a fresh, read-only
+/dev with a 64 MiB /dev/shm; its own
+network (a loopback) and pid namespace (its own /proc); no Unix sockets but socketpair() (seccomp); no
+capabilities, so nothing the candidate does can mount, remount or unmount its way back, or raise a hard
+limit.  Its uid is the harness's: it reads what the harness reads (interpreters, frameworks, caches), and
+writes only its scratch folder.  Where bubblewrap is missing or cannot start (no user namespaces), or
+CONFORM_SANDBOX=off, workers run without it (mode "none", and why, in the results header's `execution`):
+the candidate can then write whatever the harness's user can.
+
+A worker's environment is the harness's reduced to an allow-list (ENV_NAMES, ENV_PREFIXES, and the names
+the user lists in CONFORM_WORKER_ENV): what an interpreter and a framework need to start, never the
+harness's tokens, keys and passwords.  docs/CERTIFY.md ("Isolation and limits") lists the same.
+
+A limit set in the worker is only a limit if the candidate cannot lift it again: a hard rlimit can be
+raised by a process that holds CAP_SYS_RESOURCE, which a worker of a harness run as root holds.  So the
+worker gives that capability up (and can never get it back, the bounding set included) before the
+candidate's module is imported.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+# Variables a worker gets from the harness's environment, by exact name and by prefix.
+ENV_NAMES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
+             "TC_CACHE_DIR")        # TC_CACHE_DIR: where pypto's calculator is built (adapters.pypto_runtime)
+ENV_PREFIXES = ("LC_", "PYTHON", "CONFORM_", "XDG_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "CUDA_",
+                "TORCH_", "GLOG_", "MS_", "MINDSPORE_", "PYPTO_", "TILE_FWK_")
+EXTRA_ENV = "CONFORM_WORKER_ENV"    # more names to pass, comma-separated (a vendor's framework: JAX_PLATFORMS)
+
+
+def worker_environment(environ) -> dict:
+    """The variables of `environ` a worker may see."""
+    extra = {n.strip() for n in environ.get(EXTRA_ENV, "").split(",") if n.strip()}
+    return {k: v for k, v in environ.items()
+            if k in ENV_NAMES or k in extra or k.startswith(ENV_PREFIXES)}
+
+
+SANDBOX_ENV = "CONFORM_SANDBOX"              # "off": run workers without bubblewrap (debugging a framework)
+WRITABLE_ENV = "CONFORM_WORKER_WRITABLE"     # more folders a sandboxed worker may write, os.pathsep-separated
+# A pid namespace (with its own /proc): the candidate can neither see nor signal a process outside its tree,
+# the harness included (same uid: without it, kill() would be allowed).  Its /dev is read-only but for a
+# /dev/shm of SHM_BYTES: a tmpfs is memory, which the resident-memory watchdog does not see.
+SHM_BYTES = 64 << 20
+_BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent",
+                "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+                "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--proc", "/proc")
+_mode = None
+
+
+def mode() -> tuple:
+    """(mode, why): ("bubblewrap", path of bwrap) or ("none", why not), decided once per harness process."""
+    global _mode
+    if _mode is None:
+        _mode = _find_mode()
+    return _mode
+
+
+def _find_mode() -> tuple:
+    import shutil
+    import subprocess
+    if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
+        return "none", f"{SANDBOX_ENV}=off"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "none", "bubblewrap (bwrap) is not installed"
+    # The very command line the workers get: a kernel without user namespaces or seccomp refuses it.
+    cmd = with_seccomp([bwrap, *_BWRAP_FLAGS, "--"])
+    fds = tuple(int(cmd[i + 1]) for i, a in enumerate(cmd) if a == "--seccomp")
+    try:
+        r = subprocess.run([*cmd, "/bin/true"], capture_output=True, text=True, timeout=30, pass_fds=fds)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "none", f"bubblewrap cannot start: {e}"
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if r.returncode != 0:
+        return "none", f"bubblewrap cannot start here: {r.stderr.strip()[:300]}"
+    return "bubblewrap", bwrap
+
+
+def describe() -> str:
+    """The mode in words, for the `execution` of every worker's adapter (the results header)."""
+    name, why = mode()
+    return "sandboxed by bubblewrap" if name == "bubblewrap" else f"not sandboxed: {why}"
+
+
+def bwrap_prefix(scratch: str, workdir: str, environ) -> list:
+    """The bwrap command line (up to `--`) a worker is started under, writable `scratch`, cwd `workdir`."""
+    name, bwrap = mode()
+    assert name == "bubblewrap", "bwrap_prefix without bubblewrap"
+    cmd = [bwrap, *_BWRAP_FLAGS, "--bind", scratch, scratch]
+    for folder in environ.get(WRITABLE_ENV, "").split(os.pathsep):
+        if folder.strip() and os.path.isdir(folder.strip()):
+            cmd += ["--bind", os.path.abspath(folder.strip()), os.path.abspath(folder.strip())]
+    return cmd + ["--chdir", workdir, "--"]
+
+
+# seccomp (classic BPF), given to bwrap with --seccomp: socket(AF_UNIX, ...) fails with EACCES.  A read-only
+# mount does not stop a connect() to a Unix socket on it (a tmux server's, a container runtime's): a path-bound
+# socket needs socket(AF_UNIX) first; socketpair() stays allowed.  A system call of another ABI than the
+# native one (x32, i386's socketcall) fails whatever it is.
+_AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}     # (arch, __NR_socket)
+_X32_BIT = 0x40000000
+_AF_UNIX = 1
+_EACCES = 13
+
+
+def seccomp_program(machine=None) -> bytes:
+    """The filter as bwrap reads it (struct sock_filter[], native byte order); b"" on another machine."""
+    import platform
+    import struct
+    arch, nr_socket = _AUDIT_ARCH.get(machine or platform.machine(), (None, None))
+    if arch is None:
+        return b""
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | _EACCES      # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EACCES
+    prog = [(ld, 0, 0, 4),                  # 0: A = arch
+            (jeq, 0, 6, arch),              # 1: another ABI: deny
+            (ld, 0, 0, 0),                  # 2: A = nr
+            (jge, 4, 0, _X32_BIT),          # 3: x32: deny
+            (jeq, 0, 2, nr_socket),         # 4: not socket(): allow
+            (ld, 0, 0, 16),                 # 5: A = args[0] (low 32 bits)
+            (jeq, 1, 0, _AF_UNIX),          # 6: AF_UNIX: deny
+            (ret, 0, 0, allow),             # 7
+            (ret, 0, 0, deny)]              # 8
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
+def with_seccomp(wrap: list) -> list:
+    """`wrap` (a bwrap command line ending in `--`) with the seccomp filter on an inherited pipe."""
+    program = seccomp_program()
+    if not program:
+        return wrap
+    r, w = os.pipe()
+    os.write(w, program)            # ~72 bytes: far under a pipe's buffer
+    os.close(w)
+    os.set_inheritable(r, True)
+    return [*wrap[:-1], "--seccomp", str(r), "--"]
+
+
+def exit_status_of_bwrap(code: int):
+    """bwrap exits 128+N when the worker died by signal N: the signal, or None for an ordinary exit."""
+    return code - 128 if 128 < code < 128 + 65 else None
+
+
+CAP_SYS_RESOURCE = 24
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capability(cap: int) -> bool:
+    """Remove `cap` from this process's effective, permitted, inheritable and bounding sets (and clear the
+    ambient set), so neither this process nor anything it executes holds it again.  True when it is gone
+    (or was never held); False where libc cannot be reached (not Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)          # EPERM without CAP_SETPCAP: then it was never ours
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    head, data = _CapHeader(_CAP_VERSION_3, 0), (_CapData * 2)()
+    if libc.capget(ctypes.byref(head), data) != 0:
+        return False
+    word, bit = divmod(cap, 32)
+    mask = ~(1 << bit) & 0xFFFFFFFF
+    for field in ("effective", "permitted", "inheritable"):
+        setattr(data[word], field, getattr(data[word], field) & mask)
+    if libc.capset(ctypes.byref(head), data) != 0:
+        return False
+    return not holds(cap)
+
+
+def holds(cap: int) -> bool:
+    """Whether this process's effective set holds `cap` (from /proc/self/status; False without /proc)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> cap & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def harden_limit(resource_id: int, cap: int) -> None:
+    """Set the soft and the hard limit of `resource_id` to at most `cap`, for good: CAP_SYS_RESOURCE is
+    dropped first, without which no process can raise a hard limit again."""
+    import resource
+    drop_capability(CAP_SYS_RESOURCE)
+    hard = resource.getrlimit(resource_id)[1]
+    cap = cap if hard == resource.RLIM_INFINITY else min(cap, hard)
+    resource.setrlimit(resource_id, (cap, cap))
