@@ -74,8 +74,20 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "results_sha256": file_sha256(results_path),
                     "verdicts_sha256": verdicts_sha256(m.verdict_lines)},
         "totals": {v: totals.get(v, 0) for v in M.VERDICTS},
+        "expectations": expectations_entry(m, entry, name, ops),
         "ops": {op: _op_entry(m, op, name) for op in ops},
     }
+
+
+def expectations_entry(m: M.Model, entry: dict, adapter: str, ops) -> dict:
+    """The expectations file the harness chose for the run (the results header's `expectations`), as
+    copied beside the certificate (conform.certify.EXPECTATIONS_COPY), and how many of the claimed ops'
+    failing cases it lists: `unlisted` is what makes `conform certify` exit 1.  None chosen: file null."""
+    chosen = entry.get("expectations") if isinstance(entry.get("expectations"), dict) else None
+    gates = [m.gate(adapter=adapter, op=op) for op in ops]
+    return {"file": "expectations.txt" if chosen else None, "sha256": (chosen or {}).get("sha256"),
+            "chosen": (chosen or {}).get("file"), "patterns": (chosen or {}).get("patterns", 0),
+            "listed": sum(g["expected"] for g in gates), "unlisted": sum(g["unlisted"] for g in gates)}
 
 
 def claimed_ops(m: M.Model, header: dict, claimed=None) -> list:
@@ -114,7 +126,7 @@ def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
     return {"counts": {v: c.get(v, 0) for v in M.VERDICTS},
             "clauses_met": met, "clauses_failed": failed,
             "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached,
-            "edge_cases_failed": edge}
+            "edge_cases_failed": edge, "listed_divergences": m.listed.get((op, adapter), 0)}
 
 
 # ---- the digests (byte formats: docs/CERTIFY.md) -----------------------------------------------------
