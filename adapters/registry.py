@@ -51,6 +51,17 @@ def split_construction(spec: str) -> tuple:
     return (base, how) if at and base else (spec, "")
 
 
+def shipped_name(spec: str):
+    """The BUILTIN name of a shipped adapter's spec (its name, or exactly its module:Class), else None.
+
+    Decided from the spec the harness was given, before any candidate code runs: a subclass of a
+    shipped adapter, or a candidate calling itself "torch", is not the shipped adapter."""
+    base = split_construction(spec)[0]
+    if base in BUILTIN:
+        return base
+    return next((name for name, target in BUILTIN.items() if target == base), None)
+
+
 def resolve(spec: str) -> str:
     """A name or module:Class (optionally @construction) -> module:Class (with the same @construction)."""
     base, how = split_construction(spec)

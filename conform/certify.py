@@ -2,9 +2,10 @@
 
 The run is conform.runner.run limited to the claimed ops (`--op`, default the
 adapter's own `ops`); the certificate is reports.certify's, built from the
-results file plus the adapter's identity, which its worker measures
-(adapters/identity.py: the source file that defines the adapter class, and the
-installed distribution that provides its module).  The byte format of every
+results file plus the adapter's identity, which the harness measures from the
+spec without importing the candidate (adapters/identity.py: the file that
+defines the adapter class, the installed distribution that provides its module,
+the framework packages and their versions).  The byte format of every
 hash is in docs/CERTIFY.md; conform/verify.py recomputes them.
 """
 from __future__ import annotations
@@ -79,22 +80,25 @@ def copy_expectations(results_path, out):
 
 
 def probe_adapter(spec, pythons=None, in_process=False):
-    """What the adapter's worker says of it (adapters.pool.probe, with its identity), available; else
+    """What the adapter's worker says of it (adapters.pool.probe), available, with `identity` set to what the
+    harness measures from the spec (adapters.identity.measure: the candidate's code takes no part); else
     CertifyError(EXIT_ADAPTER) before any corpus is read or folder made.  The candidate's module is
     imported in the worker only, under the interpreter the run gives it (adapters.environments;
     in-process: this one)."""
     from adapters.environments import InterpreterError, interpreter_for
+    from adapters.identity import IdentityError, measure
     from adapters.pool import probe
     try:
         python = None if in_process else interpreter_for(spec, pythons)
     except InterpreterError as e:
         raise CertifyError(str(e), e.exit_code) from None
-    info = probe(spec, python=python, identify=True)
+    info = probe(spec, python=python)
     if not info.available:
         raise CertifyError(f"adapter {spec!r} is not available: {info.reason}")
-    if not info.identity or "error" in info.identity:
-        raise CertifyError(f"adapter {spec!r}: its source and package cannot be measured: "
-                           f"{(info.identity or {}).get('error', 'the worker did not say')}")
+    try:
+        info.identity = measure(spec, python)
+    except IdentityError as e:
+        raise CertifyError(f"its source and package cannot be measured: {e}") from None
     return info
 
 

@@ -285,7 +285,10 @@ def cmd_verify(args) -> int:
         return e.exit_code
     for note in r.notes:
         print(f"note: {note}")
-    print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
+    if r.refused:
+        print("refused: the adapter installed here is not the certified one; nothing was re-run")
+    else:
+        print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
     for line in r.differences:
         print(f"DIFFERS: {line}")
     print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else

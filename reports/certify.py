@@ -22,7 +22,7 @@ from contract.results import file_sha256
 
 from . import model as M
 
-CERTIFICATE_VERSION = "1.1"
+CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences
 PROFILE = "certify"
 
 
@@ -38,8 +38,8 @@ def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=No
 def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None) -> dict:
     """The certificate of one adapter's results file.
 
-    identity: the adapter's module, source hash and package (adapters/identity.py, measured in its worker), recorded as
-    given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
+    identity: the adapter's module, class, source hash, package and frameworks (adapters/identity.py, measured by the
+    harness from the spec), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
     every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent."""
     results_path = Path(results_path)
     m = M.build_model([results_path], keep_verdicts=True)
@@ -59,7 +59,8 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "version": str(entry.get("version", "")), "execution": str(entry.get("execution", "")),
                     "module": identity.get("module", ""), "class": identity.get("class", ""),
                     "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),
-                    "package_note": identity.get("package_note", "")},
+                    "package_note": identity.get("package_note", ""),
+                    "frameworks": identity.get("frameworks", {})},
         "claimed_ops": ops,
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),

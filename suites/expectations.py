@@ -99,23 +99,11 @@ class Expectations:
         return [p for p in self.patterns if not p.hits]
 
 
-def shipped_name(spec: str):
-    """The BUILTIN name of a shipped adapter's spec (its name, or exactly its module:Class), else None.
-
-    Decided from the spec the harness was given, before any candidate code runs: a subclass of a
-    shipped adapter, or a candidate calling itself "torch", is not the shipped adapter."""
-    from adapters.registry import BUILTIN, split_construction
-    base = split_construction(spec)[0]
-    if base in BUILTIN:
-        return base
-    return next((name for name, target in BUILTIN.items() if target == base), None)
-
-
 def chosen_file(spec: str, directory: str = None, files: dict = None) -> str:
     """The expectations file of the adapter `spec` ('' for none): `files[spec]` (--expectations
     [SPEC=]FILE), else a shipped adapter's `<directory>/<builtin name>.txt` (default: the shipped
     folder), else none.  A construction variant (SPEC@WAY) shares its candidate's file."""
-    from adapters.registry import split_construction
+    from adapters.registry import shipped_name, split_construction
     base = split_construction(spec)[0]
     for key in (spec, base):
         if files and key in files:

@@ -250,6 +250,11 @@ def _edit_results(cert: Path, edit):
     (cert / "results.jsonl").write_text("".join(out))
 
 
+def identity_of(cert):
+    """The identity fields of a certificate, as a forger passes them to the project's certificate builder."""
+    return {k: cert["adapter"][k] for k in ("module", "class", "source_sha256", "package", "package_note", "frameworks")}
+
+
 def _forge_pass(rec):
     if rec.get("record") == "case" and rec["verdict"] == "value-mismatch":
         for k in ("mismatch", "expected_values", "actual_values"):
@@ -272,9 +277,7 @@ def test_verify_refuses_a_consistent_forgery(certified, small_corpus):
     cert, pkg = certified
     said = json.loads((cert / "certificate.json").read_text())
     _edit_results(cert, _forge_pass)
-    forged = write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC,
-                               identity={k: said["adapter"][k] for k in ("module", "class", "source_sha256",
-                                                                         "package", "package_note")})
+    forged = write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
     assert forged["totals"]["value-mismatch"] == 0
     r = verify(cert, pkg, "--corpus", small_corpus, "--sample", "100")
     assert r.returncode == 1, r.stdout
@@ -287,8 +290,7 @@ def test_verify_refuses_a_dropped_case(certified, small_corpus):
     cert, pkg = certified
     said = json.loads((cert / "certificate.json").read_text())
     _edit_results(cert, lambda rec: None if rec.get("verdict") == "value-mismatch" else rec)
-    write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC,
-                      identity={k: said["adapter"][k] for k in ("module", "class", "source_sha256", "package")})
+    write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
     r = verify(cert, pkg, "--corpus", small_corpus)
     assert r.returncode == 1 and "DIFFERS: coverage: 1 cases of the claimed ops (clip) have no record" in r.stdout, \
         r.stdout
@@ -299,7 +301,8 @@ def test_verify_refuses_another_adapter_source(certified, small_corpus):
     adapter = pkg / "vendor_clip" / "adapter.py"
     adapter.write_text(adapter.read_text() + "\n# a later build\n")
     r = verify(cert, pkg, "--corpus", small_corpus)
-    assert r.returncode == 1 and "DIFFERS: adapter source (vendor_clip.adapter)" in r.stdout, r.stdout
+    assert r.returncode == 1 and "DIFFERS: identity: adapter source_sha256 (vendor_clip.adapter)" in r.stdout, r.stdout
+    assert "nothing was re-run" in r.stdout and "re-ran" not in r.stdout, "refused before anything runs"
 
 
 def test_verify_refuses_changed_behaviour(certified, small_corpus):

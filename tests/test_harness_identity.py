@@ -134,3 +134,203 @@ def test_expectations_check_refuses_bad_input(tmp_path, corpus, damage, code, sa
             out / "results.jsonl" if damage != "no results" else tmp_path / "none.jsonl"]
     r = conform("expectations", "check", *args, *(["--adapter", "nope"] if damage == "another adapter" else []))
     assert r.returncode == code and says in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+
+
+# ---- 2. identity measured by the harness --------------------------------------------------------------
+
+def certify(spec, corpus, out, *args):
+    return conform("certify", "--adapter", spec, "--corpus", corpus, "--out", out, "--jobs", "1", *args)
+
+
+def test_a_class_claiming_another_modules_file_gets_its_true_identity(tmp_path, corpus):
+    out = tmp_path / "cert"
+    r = certify("misbehaving_adapters:ClaimsTheOraclesFile", corpus, out)
+    assert r.returncode == 0, r.stderr[-1500:]
+    a = json.loads((out / "certificate.json").read_text())["adapter"]
+    assert (a["module"], a["class"]) == ("misbehaving_adapters", "ClaimsTheOraclesFile"), a
+    assert a["source_sha256"] == file_sha256(TESTS / "misbehaving_adapters.py"), "the file the spec names"
+    assert a["source_sha256"] != file_sha256(ROOT / "adapters" / "oracle_adapter.py")
+    assert a["package"] is None, "tests/ is no installed distribution, whatever the class says"
+
+
+def test_the_certificate_pins_the_framework_of_a_shipped_adapter(tmp_path, corpus):
+    import numpy
+    out = tmp_path / "cert"
+    r = certify("oracle", corpus, out)
+    assert r.returncode == 0, r.stderr[-1500:]
+    assert json.loads((out / "certificate.json").read_text())["adapter"]["frameworks"] == {"numpy": numpy.__version__}
+
+
+def test_identity_is_measured_without_importing_the_candidate(tmp_path, monkeypatch):
+    """A module that would record its own import: measuring it leaves no trace."""
+    from adapters.identity import measure
+    pkg = tmp_path / "spy_pkg"
+    pkg.mkdir()
+    trace = tmp_path / "imported"
+    (pkg / "__init__.py").write_text(f"open({str(trace)!r}, 'a').write('package ')\n")
+    (pkg / "adapter.py").write_text(f"open({str(trace)!r}, 'a').write('module ')\n"
+                                    "import numpy\nfrom adapters.base import Adapter\n"
+                                    "class SpyAdapter(Adapter):\n    name = 'spy'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))     # the worker's import path is this process's
+    found = measure("spy_pkg.adapter:SpyAdapter")
+    assert not trace.exists(), trace.read_text()
+    assert found["module"] == "spy_pkg.adapter" and found["source_sha256"] == file_sha256(pkg / "adapter.py")
+    assert "numpy" in found["frameworks"]
+
+
+# ---- 3. verify trusts nothing --------------------------------------------------------------------------
+
+def edit_results(cert, edit):
+    path = cert / "results.jsonl"
+    path.write_text("".join(json.dumps(edit(json.loads(line))) + "\n" for line in path.read_text().splitlines()))
+
+
+def flip_to_pass(rec):
+    if rec.get("record") == "case" and rec["verdict"] != "pass":
+        for k in ("mismatch", "expected_values", "actual_values", "error"):
+            rec.pop(k, None)
+        rec["verdict"], rec["repro"] = "pass", ""
+    return rec
+
+
+@pytest.fixture(scope="module")
+def certified_once(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("failing")
+    path = tmp / "corpus.jsonl"
+    write_corpus(str(path), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in
+                             enumerate(["ok", "value", "shape", "dtype"])])
+    r = certify("misbehaving_adapters:CallsItselfMindsporeVariants", path, tmp / "cert")
+    assert r.returncode == 1, r.stderr[-1500:]
+    return tmp / "cert"
+
+
+@pytest.fixture
+def failing_cert(tmp_path, certified_once):
+    """A real certificate of a failing candidate, a private copy per test."""
+    shutil.copytree(certified_once, tmp_path / "cert")
+    return tmp_path / "cert"
+
+
+def verify(cert, *args, timeout=300):
+    return conform("verify", cert, "--sample", "100", *args, timeout=timeout)
+
+
+def test_verify_refuses_a_forgery_pointed_at_the_oracle(failing_cert):
+    """Every failure flipped to pass, the certificate rebuilt with the project's own builder, its spec and
+    identity the oracle's: re-running the oracle would agree with every forged case."""
+    from adapters.identity import measure
+    from reports.certify import write_certificate
+    edit_results(failing_cert, flip_to_pass)
+    forged = write_certificate(failing_cert / "results.jsonl", failing_cert, adapter_spec="oracle",
+                               identity=measure("oracle"))
+    assert sum(v for k, v in forged["totals"].items() if k != "pass") == 0
+    r = verify(failing_cert)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "DIFFERS: identity: adapter name: the certificate says 'mindspore-variants', oracle here is 'oracle'" \
+        in r.stdout, r.stdout
+    assert "nothing was re-run" in r.stdout and "verified" not in r.stdout
+
+
+def test_verify_refuses_a_forgery_that_renames_the_header_spec_too(failing_cert):
+    from adapters.identity import measure
+    from reports.certify import write_certificate
+
+    def to_oracle(rec):
+        rec = flip_to_pass(rec)
+        if rec.get("record") == "run":
+            rec["adapters"][0]["spec"] = "oracle"
+        return rec
+    edit_results(failing_cert, to_oracle)
+    write_certificate(failing_cert / "results.jsonl", failing_cert, identity=measure("oracle"))
+    r = verify(failing_cert)
+    assert r.returncode == 1 and "DIFFERS: identity: adapter " in r.stdout and "verified" not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("field, value, says", [
+    (("adapter", "version"), "9.9.9", "identity: adapter version: the certificate says '9.9.9'"),
+    (("adapter", "frameworks", "numpy"), "0.0.1", "identity: framework versions"),
+    (("adapter", "module"), "adapters.oracle_adapter", "identity: adapter module"),
+    (("expectations", "sha256"), "sha256:" + "0" * 64, "identity: expectations file"),
+])
+def test_verify_refuses_an_edited_identity_before_running_anything(failing_cert, field, value, says):
+    path = failing_cert / "certificate.json"
+    c = json.loads(path.read_text())
+    where = c
+    for k in field[:-1]:
+        where = where[k]
+    where[field[-1]] = value
+    path.write_text(json.dumps(c))
+    r = verify(failing_cert)
+    assert r.returncode == 1 and says in r.stdout and "nothing was re-run" in r.stdout, r.stdout
+
+
+def test_verify_refuses_listed_reasons_the_expectations_file_does_not_give(tmp_path, corpus):
+    exp = tmp_path / "mine.txt"
+    exp.write_text("clip/value-mismatch/* :: off by one\n")
+    out = tmp_path / "cert"
+    r = certify("misbehaving_adapters:CallsItselfMindsporeVariants", corpus, out, "--expectations", exp)
+    assert r.returncode == 0 and "(3 listed in" in r.stdout, r.stdout + r.stderr
+    assert (out / "expectations.txt").read_bytes() == exp.read_bytes()
+    c = json.loads((out / "certificate.json").read_text())
+    assert c["expectations"]["sha256"] == file_sha256(exp) and c["expectations"]["listed"] == 3
+    assert verify(out).returncode == 0
+    (out / "expectations.txt").write_text("clip/* :: everything is fine\n")     # the copy swapped
+    r = verify(out)
+    assert r.returncode == 1 and "identity: expectations file" in r.stdout, r.stdout
+
+
+# ---- hostile certificate folders: exit 3, one message, no hang, no traceback ---------------------------
+
+def _fifo(p):
+    p.unlink()
+    os.mkfifo(p)
+
+
+def _symlink(p):
+    target = p.with_name("elsewhere.json")
+    p.rename(target)
+    p.symlink_to(target)
+
+
+def _directory(p):
+    p.unlink()
+    p.mkdir()
+
+
+def _huge(p):
+    with open(p, "wb") as f:
+        f.write(b'{"adapter": "' + b"x" * (200 << 20) + b'"}')
+
+
+def _deep(p):
+    p.write_text("[" * 100000 + "]" * 100000)
+
+
+def _wrong_types(p):
+    c = json.loads(p.read_text())
+    c["adapter"]["version"] = 7
+    p.write_text(json.dumps(c))
+
+
+def _package_a_list(p):
+    c = json.loads(p.read_text())
+    c["adapter"]["package"] = ["x"]
+    p.write_text(json.dumps(c))
+
+
+HOSTILE = [("certificate.json", _fifo, "it is a FIFO"), ("certificate.json", _symlink, "it is a symbolic link"),
+           ("certificate.json", _directory, "it is a directory"), ("certificate.json", _huge, "bytes, over the"),
+           ("certificate.json", _deep, "nested deeper than"),
+           ("certificate.json", _wrong_types, "adapter.version must be a string, not int"),
+           ("certificate.json", _package_a_list, "adapter.package must be an object or null, not list"),
+           ("results.jsonl", _fifo, "it is a FIFO"), ("results.jsonl", _symlink, "it is a symbolic link"),
+           ("results.jsonl", _directory, "it is a directory")]
+
+
+@pytest.mark.parametrize("name, damage, says", HOSTILE, ids=[f"{n}-{d.__name__[1:]}" for n, d, _ in HOSTILE])
+def test_verify_refuses_a_hostile_certificate_folder(failing_cert, name, damage, says):
+    damage(failing_cert / name)
+    r = verify(failing_cert, timeout=120)
+    assert r.returncode == 3, (r.returncode, r.stdout, r.stderr[-1000:])
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in r.stderr, r.stderr[-1000:]
