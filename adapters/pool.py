@@ -99,6 +99,7 @@ class InProcessHandle:
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
         self.constructions = tuple(self.adapter.constructions)
+        self.excludes = tuple(str(x) for x in self.adapter.excludes)
         self.case_timeout = self.adapter.case_timeout
         self.version = ""
         if self.available:
@@ -179,6 +180,7 @@ class WorkerHandle:
         self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
         self.constructions = tuple(hello.get("constructions", ()))
+        self.excludes = tuple(hello.get("excludes", ()))
         self.case_timeout = float(case_timeout or hello.get("case_timeout") or DEFAULT_CASE_TIMEOUT)
 
     @property
@@ -187,7 +189,7 @@ class WorkerHandle:
         h = self.hello
         return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
                            execution=h["execution"], python=h["python"], python_version=h["python_version"],
-                           numpy=h["numpy"])
+                           numpy=h["numpy"], excludes=tuple(h.get("excludes", ())))
 
     # ---- process management -------------------------------------------------------------
     def _start(self) -> dict:
@@ -253,6 +255,7 @@ class WorkerHandle:
             head[k] = clean_text(head[k], 4000)
         for k in ("ops", "constructions"):
             head[k] = [clean_text(o, 100) for o in head.get(k, [])]
+        head["excludes"] = [clean_text(x, 4096) for x in head.get("excludes", [])[:256]]
         if self._aborted:       # aborted while it started (another thread): it must not run a case
             self._stop()
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
@@ -562,9 +565,9 @@ def _hello_problem(h) -> str:
         return "name must not be empty"
     if not isinstance(h.get("available"), bool):
         return bad("available", "true or false")
-    for k in ("ops", "constructions"):
+    for k in ("ops", "constructions", "excludes"):
         if not (isinstance(h.get(k, []), list) and all(isinstance(o, str) for o in h.get(k, []))):
-            return bad(k, "a list of names")
+            return bad(k, "a list of names" if k != "excludes" else "a list of lines")
     t = h.get("case_timeout")
     if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")):
         return bad("case_timeout", "a positive number of seconds or null")

@@ -34,7 +34,8 @@ class AdapterInfo:
     python: str = ""        # the interpreter the worker ran under
     python_version: str = ""
     numpy: str = ""         # the NumPy version in that interpreter
-    identity: dict = None   # probe(identify=True): the adapter's source and package (adapters/identity.py)
+    identity: dict = None   # conform certify: what the harness measured of it (adapters/identity.py)
+    excludes: tuple = ()    # its declared exclusions (adapters.base.Adapter.excludes)
 
 
 def known() -> dict:

@@ -74,7 +74,8 @@ def hello(adapter, ok, reason) -> dict:
             "execution": clean_text(str(adapter.execution), 400), "ops": [clean_text(str(o), 100) for o in adapter.ops],
             "case_timeout": timeout, "python": sys.executable, "python_version": platform.python_version(),
             "numpy": np.__version__,
-            "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())]}
+            "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())],
+            "excludes": [clean_text(str(x), 4096) for x in tuple(getattr(adapter, "excludes", ()))[:256]]}
 
 
 class _Hygiene:

@@ -42,7 +42,7 @@ MAX_CERTIFICATE = 4 << 20       # bytes: a real certificate is a few kilobytes
 # certificate fields rebuilt from the results file; a difference means the certificate or the file was edited
 REBUILT = (("results", "results_sha256"), ("results", "verdicts_sha256"), ("results", "records"), ("claimed_ops",),
            ("totals",), ("ops",), ("suite",), ("run", "complete"), ("adapter", "name"), ("adapter", "spec"),
-           ("adapter", "version"), ("expectations",))
+           ("adapter", "version"), ("adapter", "excludes"), ("expectations",))
 COMPARED = ("verdict", "expected", "expected_divergence", "actual_values")     # per re-run case, plus the raised class
 IDENTITY = ("module", "class", "source_sha256")
 SHOWN = 5       # expectation differences printed one by one
@@ -125,7 +125,7 @@ def _read_json(path: Path):
 # what each field the check reads must be: a type, a tuple of types, or a dict of the fields of an object
 _STR, _OPT_STR = str, (str, type(None))
 SHAPE = {"adapter": {"name": _STR, "spec": _STR, "version": _STR, "module": _STR, "class": _STR,
-                     "source_sha256": _STR, "package": (dict, type(None)), "frameworks": dict},
+                     "source_sha256": _STR, "package": (dict, type(None)), "frameworks": dict, "excludes": list},
          "suite": {"version": _STR, "corpus_hash": _STR},
          "results": {"file": _STR},
          "claimed_ops": list, "totals": dict, "ops": dict,
@@ -166,6 +166,8 @@ def load(cert_dir):
         _check_shape(pkg, {"name": _STR, "version": _STR, "sha256": _STR}, "adapter.package.", path)
     if not all(isinstance(k, str) and isinstance(v, _OPT_STR) for k, v in cert["adapter"]["frameworks"].items()):
         raise VerifyError(f"{path}: not a certificate: adapter.frameworks must map names to versions (strings)")
+    if not all(isinstance(x, dict) and isinstance(x.get("line"), str) for x in cert["adapter"]["excludes"]):
+        raise VerifyError(f"{path}: not a certificate: adapter.excludes must be a list of objects with a line")
     name = cert["results"]["file"]
     if Path(name).name != name or name in ("", ".", ".."):
         raise VerifyError(f"{path}: results.file must name a file next to the certificate, got {name!r}"[:400])
@@ -227,6 +229,12 @@ def check_identity(cert, spec, expectations, result):
     for key in ("name", "version", "sha256"):
         differs(f"package {key}", before.get(key), after.get(key))
     differs("framework versions", said["frameworks"], now["frameworks"])
+    from suites.expectations import Expectations, ExpectationsError
+    try:
+        declared = [p.text() for p in Expectations.from_lines(info.excludes, f"{spec} excludes").patterns]
+    except ExpectationsError as e:
+        declared = [f"malformed: {e}"]
+    differs("declared exclusions", [x["line"] for x in said["excludes"]], declared)
     if cert["suite"]["version"] != SUITE_VERSION:
         result.differences.append(f"identity: suite version: the certificate says {cert['suite']['version']!r}, "
                                   f"this suite is {SUITE_VERSION!r} (its rules may differ)")

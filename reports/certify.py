@@ -24,6 +24,7 @@ from . import model as M
 
 CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences
 PROFILE = "certify"
+EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
 
 def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None) -> dict:
@@ -60,7 +61,8 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "module": identity.get("module", ""), "class": identity.get("class", ""),
                     "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),
                     "package_note": identity.get("package_note", ""),
-                    "frameworks": identity.get("frameworks", {})},
+                    "frameworks": identity.get("frameworks", {}),
+                    "excludes": exclusions(results_path, entry, ops)},
         "claimed_ops": ops,
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),
@@ -78,6 +80,19 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
         "expectations": expectations_entry(m, entry, name, ops),
         "ops": {op: _op_entry(m, op, name) for op in ops},
     }
+
+
+def exclusions(results_path, entry: dict, ops) -> list:
+    """The adapter's declared exclusions (the results header's `excludes`: Adapter.excludes as the run parsed
+    them), each {"line", "reason", "cases"}: how many not-applicable cases of the claimed ops it excluded (the
+    run notes `declared exclusion: <reason>` on each)."""
+    declared = [x for x in entry.get("excludes") or () if isinstance(x, dict) and isinstance(x.get("reason"), str)]
+    notes = Counter()
+    for rec in M.iter_records(results_path):
+        if rec["record"] == "case" and rec["verdict"] == "not-applicable" and rec["op"] in ops:
+            notes.update(n for n in rec.get("notes") or () if isinstance(n, str))
+    return [{"line": str(x.get("line", "")), "reason": x["reason"], "cases": notes[EXCLUDED_NOTE + x["reason"]]}
+            for x in declared]
 
 
 def expectations_entry(m: M.Model, entry: dict, adapter: str, ops) -> dict:

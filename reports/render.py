@@ -26,6 +26,7 @@ VERDICT_COLOURS = {
     "pass": "#2e7d32", "extension": "#00897b", "not-applicable": "#9e9e9e",
     "value-mismatch": "#c62828", "missing-error": "#ef6c00", "unexpected-error": "#6a1b9a",
     "wrong-error-class": "#f9a825", "crash": "#212121", "timeout": "#5d4037",
+    "undeclared-not-applicable": "#ad1457",
 }
 
 # The glossary's words.  The verdicts' are docs/DESIGN.md's table, which owns them (tests/test_report_words.py
@@ -45,6 +46,9 @@ VERDICT_MEANINGS = {
     "wrong-error-class": "the spec names an error class and the adapter raised another one",
     "crash": "the worker died (a signal, an exit, the memory watchdog) or broke the protocol",
     "timeout": "the case ran past its time limit; the worker was killed",
+    "undeclared-not-applicable": "the adapter answered not applicable inside an op it claims, where none of its "
+                                 "declared exclusions (Adapter.excludes) says so: an answer withheld, counted as "
+                                 "failing",
     "extension": "the input is unsupported or left open by the documents (uns/gap clauses) and the adapter "
                  "returned a value; the note says whether it equals the NumPy natural value",
     "not-applicable": "the adapter has no mapping for this call",

@@ -59,6 +59,10 @@ class Pattern:
     def where(self) -> str:
         return f"{self.path}:{self.line}"
 
+    def text(self) -> str:
+        """The line, spaced as the format writes it: `<glob> [~ <regex>] :: <reason>`."""
+        return f"{self.glob}{' ~ ' + self.says.pattern if self.says else ''} :: {self.reason}"
+
 
 class Expectations:
     def __init__(self, patterns=()):
@@ -76,6 +80,18 @@ class Expectations:
                 if not line or line.startswith("#"):
                     continue
                 out.append(_parse_line(line, path, n))
+        return cls(out)
+
+    @classmethod
+    def from_lines(cls, lines, where: str) -> "Expectations":
+        """Patterns from lines given as text (an adapter's declared `excludes`), named `where:N` in messages."""
+        out = []
+        for n, raw in enumerate(lines, 1):
+            line = str(raw).strip()
+            if len(line.encode()) > MAX_LINE:
+                raise ExpectationsError(where, n, f"line longer than {MAX_LINE} bytes")
+            if line and not line.startswith("#"):
+                out.append(_parse_line(line, where, n))
         return cls(out)
 
     @classmethod

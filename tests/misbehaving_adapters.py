@@ -400,3 +400,25 @@ class ClaimsTheOraclesFile(GoodClip):
     name = "claims-the-oracle"
     __module__ = "adapters.oracle_adapter"
     __qualname__ = "OracleAdapter"
+
+
+class HidesFailuresAsNotApplicable(WrongOutputs):
+    """Answers "not applicable" on exactly the cases it would fail, inside the op it claims."""
+    name = "hides-failures"
+
+    def run(self, case):
+        if any(word in case.label for word in ("shape", "dtype", "value", "complex", "missing")):
+            return Outcome.not_applicable("not supported by this build")
+        return super().run(case)
+
+
+class DeclaresItsExclusions(HidesFailuresAsNotApplicable):
+    """The same answers, with the exclusion declared (and so shown in its certificate)."""
+    name = "declares-exclusions"
+    excludes = ("clip/not-applicable/* ~ not supported by this build :: the vendor documents these inputs as "
+                "unsupported in this build",)
+
+
+class MalformedExclusion(GoodClip):
+    name = "malformed-exclusion"
+    excludes = ("clip/not-applicable/* ~ (a+)+b :: a regex that could backtrack",)

@@ -334,3 +334,39 @@ def test_verify_refuses_a_hostile_certificate_folder(failing_cert, name, damage,
     assert r.returncode == 3, (r.returncode, r.stdout, r.stderr[-1000:])
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in r.stderr, r.stderr[-1000:]
+
+
+# ---- 4. not-applicable is declared, not improvised -----------------------------------------------------
+
+def test_not_applicable_on_exactly_the_failing_cases_no_longer_certifies(tmp_path, corpus):
+    out = tmp_path / "cert"
+    r = certify("misbehaving_adapters:HidesFailuresAsNotApplicable", corpus, out)
+    assert r.returncode == 1, f"actual: exit {r.returncode}: it certified with its failures hidden\n{r.stdout}"
+    c = json.loads((out / "certificate.json").read_text())
+    assert c["totals"]["undeclared-not-applicable"] == 3 and c["totals"]["not-applicable"] == 0, c["totals"]
+    assert "3 failing" in r.stdout, r.stdout
+
+
+def test_declared_exclusions_are_shown_in_the_certificate(tmp_path, corpus):
+    out = tmp_path / "cert"
+    r = certify("misbehaving_adapters:DeclaresItsExclusions", corpus, out)
+    assert r.returncode == 0, r.stdout + r.stderr[-1500:]
+    c = json.loads((out / "certificate.json").read_text())
+    assert c["totals"]["not-applicable"] == 3 and c["totals"]["undeclared-not-applicable"] == 0
+    assert c["adapter"]["excludes"] == [{
+        "line": "clip/not-applicable/* ~ not supported by this build :: the vendor documents these inputs as "
+                "unsupported in this build",
+        "reason": "the vendor documents these inputs as unsupported in this build", "cases": 3}]
+    r = verify(out)
+    assert r.returncode == 0, r.stdout
+    c["adapter"]["excludes"] = []                   # a certificate that hides the exclusions it relied on
+    (out / "certificate.json").write_text(json.dumps(c))
+    r = verify(out)
+    assert r.returncode == 1 and "identity: declared exclusions" in r.stdout, r.stdout
+
+
+def test_a_malformed_exclusion_stops_the_run(tmp_path, corpus):
+    r = conform("run", "--adapter", "misbehaving_adapters:MalformedExclusion", "--corpus", corpus,
+                "--out", tmp_path / "out", "--no-report")
+    assert r.returncode == 5 and "declared exclusion is malformed" in r.stderr and "nested quantifiers" in r.stderr, \
+        r.stderr[-1500:]
