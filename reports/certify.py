@@ -127,20 +127,26 @@ def interpreters(header: dict, adapters) -> list:
 
 
 def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
-    met, failed, inconclusive, unreached = [], [], [], []
+    """One claimed op's clause lists.  `clauses_failed`: every clause this op's failing cases are charged to
+    (reports/model.py blame), another op's included (a setitem case charged to a scatter clause), as the
+    report's failure groups show them; a clause of this op failed only by another op's cases is met or
+    inconclusive here by its own cases."""
+    charged = {g.clause for g in m.groups.values()
+               if g.op == op and g.adapter == adapter and g.clause != M.EDGE_EMPTY}
+    met, inconclusive, unreached = [], [], []
     for cid in sorted(m.clause_ids()):
-        if m.clause_op(cid) != op or M._is_range_id(cid):
+        if m.clause_op(cid) != op or M._is_range_id(cid) or cid in charged:
             continue
         s = m.clause_stats.get((cid, adapter))
         if not s:
             unreached.append(cid)
         else:
-            (failed if s["fail"] else met if s["pass"] else inconclusive).append(cid)
+            (met if s["pass"] else inconclusive).append(cid)
     c = m.matrix.get((op, adapter), {})
     edge = {g.clause: g.count for g in m.groups.values()
             if g.op == op and g.adapter == adapter and g.clause == M.EDGE_EMPTY}
     return {"counts": {v: c.get(v, 0) for v in M.VERDICTS},
-            "clauses_met": met, "clauses_failed": failed,
+            "clauses_met": met, "clauses_failed": sorted(charged, key=lambda cid: (m.clause_op(cid) != op, cid)),
             "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached,
             "edge_cases_failed": edge, "listed_divergences": m.listed.get((op, adapter), 0)}
 

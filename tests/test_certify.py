@@ -76,7 +76,9 @@ def test_vendor_adapter_runs_the_vendor_call_and_shows_its_quirk(vendor_path):
     # CL-MIN-GT-MAX: where lo > hi the document says hi (2.0); the vendor's order of operations gives lo (4.0)
     np.testing.assert_array_equal(a.run(gt).arrays["out"], np.array([4.0, 4.0, 4.0], np.float32))
     assert "vendor_clip.clip(x, min=4.0, max=2.0)" in a.repro(gt)
-    assert a.run(corpus_cases()[4]).kind == "not_applicable"
+    sc = corpus_cases()[4]          # the second op the example maps
+    np.testing.assert_array_equal(a.run(sc).arrays["out"], np.array([2.0, 0.0, 1.0], np.float32))
+    assert "vendor_clip.scatter(input, 0, index, src)" in a.repro(sc)
 
 
 def test_certificate_from_results(tmp_path):
@@ -159,13 +161,14 @@ def test_certify_end_to_end_with_the_vendor_adapter(tmp_path, small_corpus):
     assert (out / "certificate.json").is_file(), f"no certificate; exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     assert r.returncode == 1, f"exit {r.returncode}, expected 1 (a failing case)\n{r.stdout}\n{r.stderr}"
     cert = json.loads((out / "certificate.json").read_text())
-    assert cert["claimed_ops"] == ["clip"] and list(cert["ops"]) == ["clip"]
+    assert cert["claimed_ops"] == ["clip", "scatter"] and list(cert["ops"]) == ["clip", "scatter"]
     clip = cert["ops"]["clip"]
     assert cert["adapter"]["version"] == "1.0.0" and cert["suite"]["profile"] == "certify"
     assert clip["counts"]["value-mismatch"] == 1, clip
     assert clip["clauses_failed"] == ["CL-MIN-GT-MAX"], clip
     assert {"CL-FORMULA", "CL-BROADCAST", "CL-NONE"} <= set(clip["clauses_met"]), clip
-    assert sum(clip["counts"].values()) == 4 and cert["results"]["records"] == 4, "the scatter case is not run"
+    assert sum(clip["counts"].values()) == 4 and cert["results"]["records"] == 5
+    assert cert["ops"]["scatter"]["counts"]["pass"] == 1
     assert cert["adapter"]["source_sha256"] == "sha256:" + hashlib.sha256(
         (VENDOR / "vendor_clip" / "adapter.py").read_bytes()).hexdigest()
     assert cert["adapter"]["package"] is None and "not part of an installed distribution" in cert["adapter"]["package_note"]
@@ -192,7 +195,7 @@ def test_certify_op_subset(tmp_path, small_corpus):
 
 
 @pytest.mark.parametrize("args, code, says", [
-    (["--op", "scatter"], 2, "--op scatter: adapter vendor-clip does not implement it (its ops: clip)"),
+    (["--op", "setitem"], 2, "--op setitem: adapter vendor-clip does not implement it (its ops: clip, scatter)"),
     (["--op", "clap"], 2, "invalid choice: 'clap'"),
     (["--jobs", "0"], 2, "'0' is not a whole number >= 1"),
     (["--case-timeout", "-5"], 2, "'-5' is not a number of seconds > 0"),
@@ -232,8 +235,8 @@ def test_verify_accepts_an_untouched_certificate(certified, small_corpus):
     cert, pkg = certified
     r = verify(cert, pkg, "--corpus", small_corpus, "--seed", "7")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "re-ran 4 cases (seed 7;" in r.stdout and "verified:" in r.stdout
-    assert "coverage: all 4 cases of the claimed ops" in r.stdout
+    assert "re-ran 5 cases (seed 7;" in r.stdout and "verified:" in r.stdout
+    assert "coverage: all 5 cases of the claimed ops" in r.stdout
     r = verify(cert, pkg, "--sample", "2")
     assert r.returncode == 0 and re.search(r"re-ran 2 cases \(seed \d+;", r.stdout), r.stdout
     assert "coverage not checked" in r.stdout, "the shipped corpus is not the certified one"
@@ -292,7 +295,7 @@ def test_verify_refuses_a_dropped_case(certified, small_corpus):
     _edit_results(cert, lambda rec: None if rec.get("verdict") == "value-mismatch" else rec)
     write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
     r = verify(cert, pkg, "--corpus", small_corpus)
-    assert r.returncode == 1 and "DIFFERS: coverage: 1 cases of the claimed ops (clip) have no record" in r.stdout, \
+    assert r.returncode == 1 and "DIFFERS: coverage: 1 cases of the claimed ops (clip, scatter) have no record" in r.stdout, \
         r.stdout
 
 
