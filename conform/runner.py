@@ -210,6 +210,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
     result = RunResult(EXIT_OK, path)
     # Progress only: the shard's exact size is known once the corpus has streamed past.
     total = -(-(session.source.declared or 0) // session.n) * len(names)
+    if session.ops and progress:    # some ops only (certify): count their cases, a pass over the corpus file
+        total = sum(1 for _ in session.cases()) * len(names)
     todo = (c for c in session.cases() if any((c.id, nm) not in done for nm in names))
     with ResultsWriter(path, append=append, fd=fd) as out:
         if not append:

@@ -387,13 +387,18 @@ def test_the_certify_walkthrough_runs_as_documented(tmp_path):
     # the outputs the document quotes
     documented = DOC.read_text()
     from suites.corpus import iter_corpus
-    n = sum(1 for c in iter_corpus() if c.op == "clip")     # the shipped corpus's clip cases
-    for line in (f"vendor-clip 1.0.0: clip: {n} cases, 140 failing -> cert/certificate.json",
-                 "junit: cert/junit.xml (3 testcases, 2 failing, 0 expected divergences)",
+    n = sum(1 for c in iter_corpus() if c.op in ("clip", "scatter"))     # the shipped corpus's cases of the claimed ops
+    for line in (f"vendor-clip 1.0.0: clip, scatter: {n} cases, 157 failing (45 listed in vendor-src/expectations.txt, "
+                 "112 unlisted) -> cert/certificate.json",
+                 "junit: cert/junit.xml (8 testcases, 3 failing, 3 expected divergences)",
+                 "vendor-src/expectations.txt against cert/results.jsonl (adapter vendor-clip): 157 divergences, "
+                 "45 listed, 112 unlisted",
                  f"note: coverage: all {n} cases of the claimed ops of corpus.jsonl have a record",
                  "re-ran 40 cases (seed 1; `--seed 1` draws the same sample)",
                  "verified: hashes, claims, identity and the re-run sample agree with the certificate"):
         assert line in documented and line in r.stdout, f"{line!r}\n{r.stdout}"
+    assert f"the {n} clip and scatter cases" in documented
+    assert re.search(r"^conform: \d+/%d results \(100%%\)$" % n, r.stderr, re.M), "certify's progress, to the claimed total"
     certs = list(scratch.glob("*/cert/certificate.json"))
     assert len(certs) == 1, certs
     cert = json.loads(certs[0].read_text())
@@ -403,7 +408,11 @@ def test_the_certify_walkthrough_runs_as_documented(tmp_path):
     assert pkg["sha256"] == _distribution_hash_as_documented(site), "docs/CERTIFY.md's byte format"
     assert cert["adapter"]["source_sha256"] == "sha256:" + hashlib.sha256(
         (site / "vendor_clip" / "adapter.py").read_bytes()).hexdigest()
-    assert cert["claimed_ops"] == ["clip"] and cert["ops"]["clip"]["clauses_failed"] == ["CL-MIN-GT-MAX", "CL-SAME-KIND"]
+    assert cert["claimed_ops"] == ["clip", "scatter"]
+    assert cert["ops"]["clip"]["clauses_failed"] == ["CL-MIN-GT-MAX", "CL-SAME-KIND"]
+    assert cert["expectations"]["sha256"] == "sha256:" + hashlib.sha256(
+        (VENDOR / "expectations.txt").read_bytes()).hexdigest()
+    assert "numpy" in cert["adapter"]["frameworks"]
     assert not (ROOT / "cert").exists() and not (ROOT / "vendor-site").exists(), "nothing lands in the checkout"
     assert not list((ROOT / "examples" / "vendor_adapter").glob("*.egg-info")), "the build ran on a copy"
 
