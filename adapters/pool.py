@@ -147,10 +147,9 @@ class WorkerHandle:
     isolated = True
 
     def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python: str = sys.executable,
-                 *, probe: bool = False, identify: bool = False, start_timeout=None):
+                 *, probe: bool = False, start_timeout=None):
         self.spec, self.memory_mb, self.python = spec, memory_mb, python
         self.probe_only = probe
-        self.identify = probe and identify
         self.start_timeout = start_timeout or (PROBE_TIMEOUT if probe else START_TIMEOUT)
         self.proc = None
         self.restarts = 0
@@ -215,8 +214,6 @@ class WorkerHandle:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
             cmd.append("--probe")
-        if self.identify:
-            cmd.append("--identify")
         self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
@@ -521,7 +518,7 @@ class WorkerHandle:
         return self._describe(case, expectation)[2]
 
 
-def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identify: bool = False) -> AdapterInfo:
+def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT) -> AdapterInfo:
     """What a worker says about an adapter: AdapterInfo(name, spec, version, available, reason, ops,
     execution, python, python_version, numpy), the candidate's module imported and its available() and
     version() called in the worker only, never in this process.  setup() is not called.
@@ -529,8 +526,8 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identif
     `python`: the interpreter to start the worker with (default: this one).  Never raises for an
     adapter that is unknown, fails to import, breaks or hangs: it is then unavailable, with the reason.
     The name is the spec for a registered name, the adapter's own name for module:Class.
-    `identify`: also measure the adapter's source and package (adapters/identity.py; certificates), in
-    the worker's interpreter.
+    What the adapter is (its files and packages, for a certificate) is not asked of it: the harness
+    measures that from the spec (adapters.identity.measure).
     """
     from .registry import resolve
     try:
@@ -538,12 +535,11 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identif
     except AdapterError as e:
         return AdapterInfo(spec, spec, "", False, str(e))
     try:
-        h = WorkerHandle(spec, python=python or sys.executable, probe=True, identify=identify, start_timeout=timeout)
+        h = WorkerHandle(spec, python=python or sys.executable, probe=True, start_timeout=timeout)
     except AdapterError as e:
         return AdapterInfo(spec, target, "", False, getattr(e, "reason", "") or str(e))
     try:
         info = h.info
-        info.identity = h.hello.get("identity") if isinstance(h.hello.get("identity"), dict) else None
     finally:
         h.close()
     info.spec = target
