@@ -370,3 +370,15 @@ def test_a_malformed_exclusion_stops_the_run(tmp_path, corpus):
                 "--out", tmp_path / "out", "--no-report")
     assert r.returncode == 5 and "declared exclusion is malformed" in r.stderr and "nested quantifiers" in r.stderr, \
         r.stderr[-1500:]
+
+
+def test_the_file_is_chosen_from_the_spec_alone(tmp_path):
+    """Unit view of the choice: a folder serves the shipped adapters only; a file is given for a spec."""
+    from suites.expectations import DEFAULT_DIR, chosen_file
+    (tmp_path / "hides-failures.txt").write_text("clip/* :: planted\n")
+    assert chosen_file("misbehaving_adapters:HidesFailuresAsNotApplicable", str(tmp_path)) == ""
+    assert chosen_file("mindspore-variants") == os.path.join(DEFAULT_DIR, "mindspore-variants.txt")
+    assert chosen_file("adapters.mindspore_adapter:MindsporeVariantAdapter@from_numpy", str(tmp_path)) == \
+        str(tmp_path / "mindspore-variants.txt")
+    assert chosen_file("misbehaving_adapters:KeepsTorchsName") == ""
+    assert chosen_file("x:Y@way", files={"x:Y": "/f.txt"}) == "/f.txt"
