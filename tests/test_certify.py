@@ -119,6 +119,35 @@ def test_unclaimed_ops_are_absent_not_inconclusive(tmp_path):
     assert cert["totals"]["not-applicable"] == 0
 
 
+def test_a_failure_charged_to_another_ops_clause_stays_in_the_certificate(tmp_path):
+    """A setitem case charged to a scatter clause: listed under setitem's failed clauses, as the report's
+    failure group shows it, though scatter is not claimed."""
+    case = Case("setitem", {"target": np.zeros(3, np.float32), "value": np.ones(1, np.float32)},
+                {"key": {"int": 0}}, clauses=("SC-RULE",), origin="regression", label="cites scatter")
+    p = write_results(tmp_path / "r.jsonl", [case_record(case, "vendor", "unexpected-error", message="no")],
+                      adapters=("vendor",))
+    cert = build_certificate(p)
+    assert cert["claimed_ops"] == ["setitem"] and cert["ops"]["setitem"]["clauses_failed"] == ["SC-RULE"], cert["ops"]
+
+
+def test_a_certify_report_shows_what_matters_for_one_candidate(tmp_path):
+    from reports.render import write_report
+    cs = [clip_case(n=3 + i, seed=i) for i in range(2)]
+    p = write_results(tmp_path / "r.jsonl", [case_record(c, "vendor", "pass") for c in cs], adapters=("vendor",),
+                      profile="certify")
+    lines = p.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["ops"] = ["clip"]
+    p.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    write_report([p], tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<h2>Certification</h2>" in html and "<h2>CI gate</h2>" not in html
+    assert 'id="agreement"' not in html, "one adapter: no agreement table"
+    rows = re.findall(r'<tr id="clause-[^"]*" class="([^"]*)" data-clause="([^"]+)" data-op="([^"]+)"', html)
+    assert rows and {op for _, _, op in rows} == {"clip"}, "another op's clauses are out of the run's scope"
+    assert all(op == "clip" for cls, _, op in rows if cls == "gaprow")
+
+
 def _edge_records():
     """scatter_nd_add: ordinary cases pass, every N = 0 case (indices.shape[-1] == 0) fails."""
     f32, i64 = np.float32, np.int64
