@@ -128,6 +128,11 @@ class Adapter:
     # `NAME@WAY` runs it with another one; `conform run --construction-check` compares them all.
     constructions: tuple = ()
     construction: str = ""
+    # The cases of its own ops this adapter declares it does not map, each a line in the format of an
+    # expectations file matched against the not-applicable verdict's key (docs/CERTIFY.md, "Declared
+    # exclusions"): "scatter/not-applicable/* ~ takes no scalar value :: <why>".  A not-applicable answer
+    # inside one of its ops that no line matches is the failing verdict `undeclared-not-applicable`.
+    excludes: tuple = ()
 
     @property
     def ops(self) -> tuple:

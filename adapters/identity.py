@@ -1,38 +1,164 @@
-"""What an adapter is, for a certificate: the file that defines its class, and the installed distribution
-that provides its module (name, version, a hash over its files).
+"""What an adapter is, for a certificate, measured by the harness from the spec alone.
 
-Measured in the adapter's worker (`python -m adapters.worker SPEC --probe --identify`, adapters.pool.probe),
-in the interpreter that runs it: the candidate's module is never imported in the harness.  The byte format
-of each hash is in docs/CERTIFY.md; conform/certify.py records them and conform/verify.py compares.
+`measure(spec, python)` runs `python -S -m adapters.identity SPEC` under the interpreter that will run the
+adapter's worker, with the worker's import path.  That process never imports the candidate's module, and
+runs no code an installed package brings (`-S`: no `sitecustomize`, no `import` lines of `.pth` files; the
+site folders and the folders `.pth` files list are added by reading them).  It locates the module's file
+as the import system would (`importlib.machinery.PathFinder`, one package level at a time, so no parent
+package's `__init__` runs either), finds the class in the file's syntax tree, and reads the installed
+distributions (`importlib.metadata`).  So nothing the candidate's code does once imported (setting
+`__module__`, patching `inspect`, swapping `sys.modules`) changes what is recorded: the identity covers
+the bytes of the files the spec names.
+
+Recorded: module, class, the defining file's hash, the distribution that provides the module (name,
+version, a hash over its files) and the framework packages with their installed versions: for a shipped
+adapter the framework it wraps (FRAMEWORKS), for any other the distributions its distribution requires
+and those its module file imports; NumPy for all.  The byte format of each hash is in docs/CERTIFY.md;
+conform/certify.py records them and conform/verify.py measures again and compares.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.machinery
 import importlib.metadata
-import inspect
+import json
 import os
+import re
 import sys
 
-from contract.results import file_sha256
+# The frameworks each shipped adapter wraps (registry.BUILTIN names); NumPy is recorded for every adapter.
+FRAMEWORKS = {"oracle": (), "torch": ("torch",), "mindspore": ("mindspore",),
+              "mindspore-variants": ("mindspore",), "pypto": ("pypto",)}
+ALWAYS = ("numpy",)
+MAX_SOURCE = 16 << 20       # bytes of a module file parsed for its class and imports (hashed whatever its size)
+MAX_FOLLOW = 8              # `from x import Class` re-exports followed to the file that defines the class
+MAX_REPLY = 1 << 20         # bytes of the measuring process's answer read
+TIMEOUT = 60.0
+# what the measuring process prints its answer after, so nothing else on its stdout is taken for it
+MARK = "conform-identity:"
 
 
-def identify(cls) -> dict:
-    """{"module", "class", "source_sha256", "package": {...} or None, "package_note"} of an adapter class."""
-    source = source_file(cls)
-    identity = {"module": cls.__module__, "class": cls.__qualname__,
-                "source_sha256": file_sha256(source) if source else "", "package": None, "package_note": ""}
-    if not source:
-        identity["package_note"] = f"{cls.__module__} has no source file"
-        return identity
-    identity["package"], identity["package_note"] = package_of(cls.__module__, source)
+class IdentityError(RuntimeError):
+    """The adapter's module or class cannot be found from its spec; the message says where it looked."""
+
+
+def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
+    """The identity of the adapter `spec` names (a name or module:Class, optionally @construction), measured
+    under `python` (default: this interpreter) with the import path its worker gets; IdentityError when it
+    cannot be (its module is not there, the interpreter does not run, the process does not answer)."""
+    import subprocess
+    import tempfile
+
+    from .pool import _worker_path
+    from .registry import AdapterError, resolve, shipped_name, split_construction
+    base = split_construction(spec)[0]
+    try:
+        target = resolve(base)
+    except AdapterError as e:
+        raise IdentityError(str(e)) from None
+    python = python or sys.executable
+    shipped = shipped_name(base)
+    cmd = [python, "-S", "-m", "adapters.identity", target] + (["--shipped", shipped] if shipped else [])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
+    with tempfile.TemporaryDirectory(prefix="conform-identity-") as cwd:
+        try:
+            p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=timeout)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise IdentityError(f"cannot measure adapter {spec!r} under {python}: {e}") from None
+    out = p.stdout[-MAX_REPLY:].decode("utf-8", "replace")
+    line = next((ln[len(MARK):] for ln in reversed(out.splitlines()) if ln.startswith(MARK)), None)
+    if p.returncode != 0 or line is None:
+        why = p.stderr[-2000:].decode("utf-8", "replace").strip().splitlines()
+        raise IdentityError(f"cannot measure adapter {spec!r}: {why[-1] if why else f'exit {p.returncode}'}")
+    try:
+        found = json.loads(line)
+    except ValueError:
+        raise IdentityError(f"cannot measure adapter {spec!r}: its answer is not JSON") from None
+    if "error" in found:
+        raise IdentityError(f"adapter {spec!r}: {found['error']}")
+    return found
+
+
+# ---- in the measuring process (python -S -m adapters.identity) -----------------------------------------
+
+def identify(target: str, shipped: str = None) -> dict:
+    """{"module", "class", "source_file", "source_sha256", "package", "package_note", "frameworks"} of the
+    class `target` (module:Class) names, without importing its module."""
+    module, _, qualname = target.partition(":")
+    source, module = defining_file(module, qualname)
+    identity = {"module": module, "class": qualname, "source_file": source, "source_sha256": file_sha256(source),
+                "package": None, "package_note": ""}
+    identity["package"], identity["package_note"] = package_of(module, source)
+    names = list(FRAMEWORKS[shipped]) if shipped else declared_frameworks(source, identity["package"])
+    identity["frameworks"] = versions([*ALWAYS, *names])
     return identity
 
 
-def source_file(cls) -> str:
+def locate(module: str) -> str:
+    """The file the import system loads for `module`, found without importing it or its parent packages."""
+    path, spec = None, None
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        spec = importlib.machinery.PathFinder.find_spec(part, path)
+        where = ".".join(parts[:i + 1])
+        if spec is None:
+            raise IdentityError(f"module {where} is not on the import path of this interpreter "
+                                f"({sys.executable}); it is found by path only, not by an import hook")
+        if i < len(parts) - 1:
+            path = spec.submodule_search_locations
+            if path is None:
+                raise IdentityError(f"{where} is a module, not a package: {module} cannot be under it")
+    if not spec.origin or not os.path.isfile(spec.origin):
+        raise IdentityError(f"module {module} has no file (a namespace package): name a module")
+    return spec.origin
+
+
+def defining_file(module: str, qualname: str, depth: int = 0) -> tuple:
+    """(the file that defines class `qualname`, the module of that file): a `from x import Class` in the
+    spec's module is followed to x's file (a package re-exporting its adapter)."""
+    source = locate(module)
+    tree = _tree(source)
+    if tree is None or _defines(tree, qualname):
+        return source, module
+    head = qualname.split(".")[0]
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and depth < MAX_FOLLOW:
+            for alias in node.names:
+                if (alias.asname or alias.name) == head:
+                    origin = _absolute(node, module, source)
+                    return defining_file(origin, alias.name + qualname[len(head):], depth + 1)
+    raise IdentityError(f"{source} defines no class {qualname} (a class made at run time cannot be measured): "
+                        f"name the module whose file holds `class {head}`")
+
+
+def _tree(source):
+    if not source.endswith(".py") or os.path.getsize(source) > MAX_SOURCE:
+        return None     # an extension module or a huge file: measured by its hash alone
     try:
-        return inspect.getsourcefile(cls) or ""
-    except TypeError:
-        return getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
+        with open(source, "rb") as f:
+            return ast.parse(f.read(), source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _defines(tree, qualname) -> bool:
+    body = tree.body
+    for name in qualname.split("."):
+        cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        if cls is None:
+            return False
+        body = cls.body
+    return True
+
+
+def _absolute(node, module, source) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if os.path.basename(source) == "__init__.py" else module.split(".")[:-1]
+    base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+    return ".".join([*base, *([node.module] if node.module else [])])
 
 
 def package_of(module: str, source: str):
@@ -65,6 +191,50 @@ def package_of(module: str, source: str):
             "contains_module": holds}, note
 
 
+_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def declared_frameworks(source: str, package) -> list:
+    """The distributions a vendor's adapter stands on: those its distribution requires (not for an extra)
+    and those providing the top-level packages its module file imports; neither its own nor the standard
+    library's, sorted."""
+    found = set()
+    own = (package or {}).get("name")
+    if own:
+        for req in importlib.metadata.requires(own) or ():
+            m = _REQUIREMENT.match(req)
+            if m and "extra ==" not in req:
+                found.add(m.group(1))
+    tree = _tree(source)
+    tops = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Import):
+            tops |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            tops.add(node.module.split(".")[0])
+    dists = importlib.metadata.packages_distributions()
+    for top in tops - set(sys.stdlib_module_names):
+        found |= set(dists.get(top, ()))
+    # neither the adapter's own distribution nor this suite's (its version is the certificate's suite.version)
+    skip = {_canonical(n) for n in [own or "", *dists.get(__package__ or "adapters", ())]}
+    return sorted(n for n in {_canonical(n) for n in found} if n not in skip)
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def versions(names) -> dict:
+    """{distribution: installed version, or None where it is not installed}, one entry per name."""
+    out = {}
+    for name in dict.fromkeys(_canonical(n) for n in names):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 # Written by the installer, not part of the package: where and how it was installed (PEP 376, 610, 627).
 INSTALL_RECORDS = ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json")
 
@@ -89,3 +259,54 @@ def distribution_sha256(dist) -> tuple:
             digest = "missing"
         lines.append(f"{rel}\t{digest}\n")
     return "sha256:" + hashlib.sha256("".join(lines).encode()).hexdigest(), len(lines)
+
+
+def file_sha256(path) -> str:
+    from contract.results import file_sha256 as digest      # imported once the site folders are on the path
+    return digest(path)
+
+
+def add_site_folders() -> None:
+    """What `site` adds to sys.path, without running any code: the site-packages folders (the user's too)
+    and the folders their `.pth` files list; a `.pth` line starting with `import` is skipped, not run."""
+    import site
+    folders = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE is not False and not sys.flags.no_user_site:
+        folders.append(site.getusersitepackages())
+    for folder in folders:
+        if not os.path.isdir(folder) or folder in sys.path:
+            continue
+        sys.path.append(folder)
+        for name in sorted(n for n in os.listdir(folder) if n.endswith(".pth")):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    lines = f.read(1 << 20).splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                path = os.path.join(folder, line)
+                if os.path.isdir(path) and path not in sys.path:
+                    sys.path.append(path)
+
+
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -S -m adapters.identity")
+    ap.add_argument("target", help="module:Class")
+    ap.add_argument("--shipped", help="the BUILTIN name, for a shipped adapter")
+    args = ap.parse_args(argv)
+    if sys.flags.no_site:
+        add_site_folders()
+    try:
+        found = identify(args.target, args.shipped)
+    except (IdentityError, OSError) as e:
+        found = {"error": str(e)}
+    print(MARK + json.dumps(found))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -31,6 +31,10 @@ PIN = "2.10.0"
 
 class MindsporeAdapter(PinnedAdapter):
     name = "mindspore"
+    excludes = ("scatter/not-applicable/* ~ ops.tensor_scatter_elements takes no scalar value :: "
+                "the out-of-place scatter takes a src tensor only; a scalar value has no out-of-place call",
+                "set_/not-applicable/* ~ mindspore has no second device on this CPU-only machine :: "
+                "a source on another device needs a second device, and this machine has only the CPU")
     execution = "mindspore CPU, synchronous kernel launches"
     constructions = (convert.TENSOR, convert.FROM_NUMPY)
     package = "mindspore"
@@ -104,6 +108,8 @@ class MindsporeVariantAdapter(MindsporeAdapter):
     """The second native API mindspore offers for clip and scatter, reported on its own."""
     name = "mindspore-variants"
     ops = ("clip", "scatter")
+    excludes = ("scatter/not-applicable/* ~ ops.scatter is out of place :: "
+                "ops.scatter has no in-place form; inplace=True cases are mindspore's (Tensor.scatter_)",)
 
     def native_api(self, op: str, case=None) -> str:
         return {"clip": "mindspore.ops.clip_by_value", "scatter": "mindspore.ops.scatter"}.get(op, op)

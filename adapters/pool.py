@@ -108,6 +108,7 @@ class InProcessHandle:
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
         self.constructions = tuple(self.adapter.constructions)
+        self.excludes = tuple(str(x) for x in self.adapter.excludes)
         self.case_timeout = adapter_timeout(self.adapter.case_timeout)
         self.version = ""
         if self.available:
@@ -155,10 +156,9 @@ class WorkerHandle:
     isolated = True
 
     def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python: str = sys.executable,
-                 *, probe: bool = False, identify: bool = False, start_timeout=None):
+                 *, probe: bool = False, start_timeout=None):
         self.spec, self.memory_mb, self.python = spec, memory_mb, python
         self.probe_only = probe
-        self.identify = probe and identify
         self.start_timeout = start_timeout or (PROBE_TIMEOUT if probe else START_TIMEOUT)
         self.proc = None
         self.restarts = 0
@@ -188,6 +188,7 @@ class WorkerHandle:
         self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
         self.constructions = tuple(hello.get("constructions", ()))
+        self.excludes = tuple(hello.get("excludes", ()))
         self.case_timeout = float(case_timeout or adapter_timeout(hello.get("case_timeout")))
 
     @property
@@ -196,7 +197,7 @@ class WorkerHandle:
         h = self.hello
         return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
                            execution=h["execution"], python=h["python"], python_version=h["python_version"],
-                           numpy=h["numpy"])
+                           numpy=h["numpy"], excludes=tuple(h.get("excludes", ())))
 
     # ---- process management -------------------------------------------------------------
     def _start(self) -> dict:
@@ -227,8 +228,6 @@ class WorkerHandle:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
             cmd.append("--probe")
-        if self.identify:
-            cmd.append("--identify")
         self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
@@ -267,6 +266,7 @@ class WorkerHandle:
             head[k] = clean_text(head[k], 4000)
         for k in ("ops", "constructions"):
             head[k] = [clean_text(o, 100) for o in head.get(k, [])]
+        head["excludes"] = [clean_text(x, 4096) for x in head.get("excludes", [])[:256]]
         if self._aborted:       # aborted while it started (another thread): it must not run a case
             self._stop()
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
@@ -537,7 +537,7 @@ class WorkerHandle:
         return self._describe(case, expectation)[2]
 
 
-def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identify: bool = False) -> AdapterInfo:
+def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT) -> AdapterInfo:
     """What a worker says about an adapter: AdapterInfo(name, spec, version, available, reason, ops,
     execution, python, python_version, numpy), the candidate's module imported and its available() and
     version() called in the worker only, never in this process.  setup() is not called.
@@ -545,8 +545,8 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identif
     `python`: the interpreter to start the worker with (default: this one).  Never raises for an
     adapter that is unknown, fails to import, breaks or hangs: it is then unavailable, with the reason.
     The name is the spec for a registered name, the adapter's own name for module:Class.
-    `identify`: also measure the adapter's source and package (adapters/identity.py; certificates), in
-    the worker's interpreter.
+    What the adapter is (its files and packages, for a certificate) is not asked of it: the harness
+    measures that from the spec (adapters.identity.measure).
     """
     from .registry import resolve
     try:
@@ -554,12 +554,11 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT, identif
     except AdapterError as e:
         return AdapterInfo(spec, spec, "", False, str(e))
     try:
-        h = WorkerHandle(spec, python=python or sys.executable, probe=True, identify=identify, start_timeout=timeout)
+        h = WorkerHandle(spec, python=python or sys.executable, probe=True, start_timeout=timeout)
     except AdapterError as e:
         return AdapterInfo(spec, target, "", False, getattr(e, "reason", "") or str(e))
     try:
         info = h.info
-        info.identity = h.hello.get("identity") if isinstance(h.hello.get("identity"), dict) else None
     finally:
         h.close()
     info.spec = target
@@ -587,9 +586,9 @@ def _hello_problem(h) -> str:
         return "name must not be empty"
     if not isinstance(h.get("available"), bool):
         return bad("available", "true or false")
-    for k in ("ops", "constructions"):
+    for k in ("ops", "constructions", "excludes"):
         if not (isinstance(h.get(k, []), list) and all(isinstance(o, str) for o in h.get(k, []))):
-            return bad(k, "a list of names")
+            return bad(k, "a list of names" if k != "excludes" else "a list of lines")
     t = h.get("case_timeout")
     if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")):
         return bad("case_timeout", "a positive number of seconds or null")

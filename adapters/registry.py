@@ -34,7 +34,8 @@ class AdapterInfo:
     python: str = ""        # the interpreter the worker ran under
     python_version: str = ""
     numpy: str = ""         # the NumPy version in that interpreter
-    identity: dict = None   # probe(identify=True): the adapter's source and package (adapters/identity.py)
+    identity: dict = None   # conform certify: what the harness measured of it (adapters/identity.py)
+    excludes: tuple = ()    # its declared exclusions (adapters.base.Adapter.excludes)
 
 
 def known() -> dict:
@@ -49,6 +50,17 @@ def split_construction(spec: str) -> tuple:
     """'torch@from_numpy' -> ('torch', 'from_numpy'); a spec without '@' -> (spec, '')."""
     base, at, how = spec.rpartition("@")
     return (base, how) if at and base else (spec, "")
+
+
+def shipped_name(spec: str):
+    """The BUILTIN name of a shipped adapter's spec (its name, or exactly its module:Class), else None.
+
+    Decided from the spec the harness was given, before any candidate code runs: a subclass of a
+    shipped adapter, or a candidate calling itself "torch", is not the shipped adapter."""
+    base = split_construction(spec)[0]
+    if base in BUILTIN:
+        return base
+    return next((name for name, target in BUILTIN.items() if target == base), None)
 
 
 def resolve(spec: str) -> str:

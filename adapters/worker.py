@@ -74,7 +74,8 @@ def hello(adapter, ok, reason) -> dict:
             "execution": clean_text(str(adapter.execution), 400), "ops": [clean_text(str(o), 100) for o in adapter.ops],
             "case_timeout": timeout, "python": sys.executable, "python_version": platform.python_version(),
             "numpy": np.__version__,
-            "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())]}
+            "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())],
+            "excludes": [clean_text(str(x), 4096) for x in tuple(getattr(adapter, "excludes", ()))[:256]]}
 
 
 class _Hygiene:
@@ -223,8 +224,6 @@ def main(argv=None) -> int:
     ap.add_argument("--wfd", type=int, required=True)
     ap.add_argument("--memory-mb", type=int, default=0)
     ap.add_argument("--probe", action="store_true", help="say hello (without setup()) and exit")
-    ap.add_argument("--identify", action="store_true",
-                    help="with --probe: also say what the adapter is (its source and package hashes: certificates)")
     args = ap.parse_args(argv)
     die_with_parent()
     # The candidate's prints go to the captured stderr, never onto a protocol pipe.
@@ -251,13 +250,7 @@ def main(argv=None) -> int:
         msg = clean_text(Outcome.raised(e).message)
         wire.send(args.wfd, {"type": "fatal", "message": msg if isinstance(e, AdapterError) else f"{type(e).__name__}: {msg}"})
         return 3
-    if args.probe:
-        if args.identify:
-            from .identity import identify
-            try:
-                greeting["identity"] = identify(type(adapter))
-            except Exception as e:      # noqa: BLE001 - an unreadable install is a finding, not a crash
-                greeting["identity"] = {"error": clean_text(f"{type(e).__name__}: {e}")}
+    if args.probe:      # what the adapter *is* the harness measures itself, without it (adapters/identity.py)
         wire.send(args.wfd, greeting)
         return 0
     serve(adapter, greeting, args.rfd, args.wfd)

@@ -2,9 +2,10 @@
 
 The run is conform.runner.run limited to the claimed ops (`--op`, default the
 adapter's own `ops`); the certificate is reports.certify's, built from the
-results file plus the adapter's identity, which its worker measures
-(adapters/identity.py: the source file that defines the adapter class, and the
-installed distribution that provides its module).  The byte format of every
+results file plus the adapter's identity, which the harness measures from the
+spec without importing the candidate (adapters/identity.py: the file that
+defines the adapter class, the installed distribution that provides its module,
+the framework packages and their versions).  The byte format of every
 hash is in docs/CERTIFY.md; conform/verify.py recomputes them.
 """
 from __future__ import annotations
@@ -27,12 +28,18 @@ class CertifyError(RuntimeError):
         self.exit_code = exit_code
 
 
+EXPECTATIONS_COPY = "expectations.txt"      # the chosen expectations file, copied beside the certificate
+
+
 def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False, case_timeout=None, resume=False,
-            jobs=1, python=None) -> dict:
+            jobs=1, python=None, expectations=None, progress=None) -> dict:
     """Run the claimed ops' cases of the corpus (default: the shipped one) on one adapter; write
     out_dir/results.jsonl, report.html, summary.json and certificate.json; return the certificate.
 
-    `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses)."""
+    `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses).
+    `expectations`: the candidate's expectations file (--expectations FILE); a shipped adapter gets its
+    shipped file, anything else none (suites.expectations.chosen_file).  The chosen file is copied into
+    out_dir as expectations.txt, so `conform verify` re-matches the results against the same lines."""
     from reports.certify import write_certificate
     pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
     if pythons and in_process:
@@ -42,32 +49,56 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
     claims = claimed_ops(info, ops)
     identity = info.identity
     out = Path(out_dir)
+    files = {adapter_spec: expectations} if expectations else None
     result = runner.run([adapter_spec], corpus=corpus, out_dir=str(out), case_timeout=case_timeout, jobs=jobs,
-                        in_process=in_process, profile=PROFILE, resume=resume, ops=claims, pythons=pythons)
+                        in_process=in_process, profile=PROFILE, resume=resume, ops=claims, pythons=pythons,
+                        expectations_files=files, progress=progress)
     if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
         raise CertifyError(result.message or f"the run stopped with exit code {result.exit_code}", result.exit_code)
     if not Path(result.results_path).is_file():
         raise CertifyError(f"the run wrote no results file at {result.results_path}", EXIT_BAD_INPUT)
+    copy_expectations(result.results_path, out)
     return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity)
 
 
+def copy_expectations(results_path, out):
+    """Copy the expectations file the run's header names (if any) to out/expectations.txt, byte for byte,
+    checking it still has the hash the header recorded (it was read when the run started)."""
+    import shutil
+    from contract.results import file_sha256
+    from reports.model import iter_records
+    header = next(iter(iter_records(results_path)), {})
+    chosen = next((a.get("expectations") for a in header.get("adapters", ()) if isinstance(a, dict)), None)
+    target = Path(out) / EXPECTATIONS_COPY
+    if not chosen:
+        target.unlink(missing_ok=True)
+        return
+    shutil.copyfile(chosen["file"], target)
+    if file_sha256(target) != chosen["sha256"]:
+        raise CertifyError(f"{chosen['file']} changed while the certification ran (its hash is not the one "
+                           f"the run recorded); certify again", EXIT_BAD_INPUT)
+
+
 def probe_adapter(spec, pythons=None, in_process=False):
-    """What the adapter's worker says of it (adapters.pool.probe, with its identity), available; else
+    """What the adapter's worker says of it (adapters.pool.probe), available, with `identity` set to what the
+    harness measures from the spec (adapters.identity.measure: the candidate's code takes no part); else
     CertifyError(EXIT_ADAPTER) before any corpus is read or folder made.  The candidate's module is
     imported in the worker only, under the interpreter the run gives it (adapters.environments;
     in-process: this one)."""
     from adapters.environments import InterpreterError, interpreter_for
+    from adapters.identity import IdentityError, measure
     from adapters.pool import probe
     try:
         python = None if in_process else interpreter_for(spec, pythons)
     except InterpreterError as e:
         raise CertifyError(str(e), e.exit_code) from None
-    info = probe(spec, python=python, identify=True)
+    info = probe(spec, python=python)
     if not info.available:
         raise CertifyError(f"adapter {spec!r} is not available: {info.reason}")
-    if not info.identity or "error" in info.identity:
-        raise CertifyError(f"adapter {spec!r}: its source and package cannot be measured: "
-                           f"{(info.identity or {}).get('error', 'the worker did not say')}")
+    try:
+        info.identity = measure(spec, python)
+    except IdentityError as e:
+        raise CertifyError(f"its source and package cannot be measured: {e}") from None
     return info
 
 

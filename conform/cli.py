@@ -73,8 +73,10 @@ def build_parser():
     p.add_argument("--shard", metavar="K/N", help="run the K-th of N deterministic slices of the corpus")
     p.add_argument("--memory-mb", type=non_negative_int, default=0, metavar="M",
                    help="address-space limit per worker (default 0: none)")
-    p.add_argument("--expectations", metavar="DIR",
-                   help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
+    p.add_argument("--expectations", action="append", metavar="[SPEC=]FILE|DIR",
+                   help="expected divergences of an adapter that is not shipped: FILE (with one --adapter) or "
+                        "SPEC=FILE, repeatable; or a folder replacing suites/expectations for the shipped "
+                        "adapters. The adapter's own name never chooses a file (docs/EXPECTATIONS.md)")
     p.add_argument("--no-report", action="store_true", help="write results only")
     p.add_argument("--construction-check", action="store_true",
                    help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
@@ -97,10 +99,15 @@ def build_parser():
                         "implements. Ops not claimed are absent from the certificate")
     p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
     p.add_argument("--case-timeout", type=positive_float, metavar="S", help="seconds per case before the worker is killed")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="worker processes (default: the number of cores, %(default)s here)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
     p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML of the certification run")
+    p.add_argument("--expectations", metavar="FILE",
+                   help="your adapter's expected divergences (docs/EXPECTATIONS.md): listed failures do not fail "
+                        "the exit code and the file's hash is in the certificate. A shipped adapter gets its "
+                        "shipped file; the adapter's name never chooses one")
     p.add_argument("--python", metavar="PATH", help="run the adapter's worker under this interpreter "
                    "(default: conform.toml, pyproject.toml or setup.sh's environment for it: docs/CLI.md)")
     p.set_defaults(func=cmd_certify)
@@ -123,6 +130,8 @@ def build_parser():
 
     from .commands import register
     register(sub)
+    from . import expectations_check
+    expectations_check.register(sub)
     return parser
 
 
@@ -140,6 +149,16 @@ def _pythons(args):
     except InterpreterError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code
+
+
+def _expectations(values, specs):
+    """(folder, {spec: file}) of --expectations, or exit code 3 after printing why it cannot be used."""
+    from suites.expectations import parse_option
+    try:
+        return parse_option(values, specs)
+    except ValueError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return runner.EXIT_BAD_INPUT
 
 
 def cmd_adapters(args) -> int:
@@ -167,6 +186,9 @@ def cmd_run(args) -> int:
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons
+    chosen = _expectations(args.expectations, specs)
+    if isinstance(chosen, int):
+        return chosen
     bar = Progress(sys.stderr)
     # SIGTERM (a CI cancel) stops like Ctrl-C: the results so far stay, --resume continues.
     old = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -174,8 +196,8 @@ def cmd_run(args) -> int:
         result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
-                            expectations_dir=args.expectations, construction_check=args.construction_check,
-                            pythons=pythons)
+                            expectations_dir=chosen[0], expectations_files=chosen[1],
+                            construction_check=args.construction_check, pythons=pythons)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()
@@ -226,22 +248,33 @@ def _write_junit(results_path, out_file) -> bool:
 def cmd_certify(args) -> int:
     from reports.model import DIVERGENT, INPUT_ERRORS
     from .certify import CertifyError, certify
+    if args.expectations and not os.path.isfile(args.expectations):
+        print(f"conform: error: --expectations {args.expectations}: "
+              f"{'is not a file' if os.path.exists(args.expectations) else 'does not exist'}", file=sys.stderr)
+        return runner.EXIT_BAD_INPUT
+    bar = Progress(sys.stderr)
     try:
         cert = certify(args.adapter, args.out, ops=args.op, corpus=args.corpus, in_process=args.in_process,
-                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python)
+                       case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python,
+                       expectations=args.expectations, progress=bar)
     except CertifyError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code
     except (*INPUT_ERRORS, OSError) as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return runner.EXIT_BAD_INPUT
-    totals = cert["totals"]
+    finally:
+        bar.finish()
+    totals, listed = cert["totals"], cert["expectations"]
     failing = sum(totals.get(v, 0) for v in DIVERGENT)
     print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {', '.join(cert['claimed_ops'])}: "
-          f"{sum(totals.values())} cases, {failing} failing -> {os.path.join(args.out, 'certificate.json')}")
+          f"{sum(totals.values())} cases, {failing} failing"
+          + (f" ({listed['listed']} listed in {args.expectations or listed['chosen']}, {listed['unlisted']} unlisted)"
+             if listed["file"] else "")
+          + f" -> {os.path.join(args.out, 'certificate.json')}")
     if args.junit and not _write_junit(os.path.join(args.out, cert["results"]["file"]), args.junit):
         return runner.EXIT_OUTPUT
-    return runner.EXIT_DIVERGED if failing else runner.EXIT_OK
+    return runner.EXIT_DIVERGED if listed["unlisted"] else runner.EXIT_OK
 
 
 def cmd_verify(args) -> int:
@@ -254,7 +287,10 @@ def cmd_verify(args) -> int:
         return e.exit_code
     for note in r.notes:
         print(f"note: {note}")
-    print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
+    if r.refused:
+        print("refused: the adapter installed here is not the certified one; nothing was re-run")
+    else:
+        print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
     for line in r.differences:
         print(f"DIFFERS: {line}")
     print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else

@@ -127,12 +127,15 @@ def _drop_torn_tail(path):
 
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None) -> RunResult:
+        memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None,
+        expectations_files=None) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
     every available adapter).
 
     `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
     called after each case.  `ops`: run only the cases of these ops (recorded in the header).
+    `expectations_files`: {spec: file} (--expectations [SPEC=]FILE); `expectations_dir`: a folder the
+    shipped adapters' files are read from (suites.expectations.chosen_file).
     Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
@@ -140,7 +143,8 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
         session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
                              case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
                              profile=profile, shard=shard, copies=jobs, pythons=pythons, expect=expect,
-                             construction_check=construction_check, ops=ops)
+                             construction_check=construction_check, ops=ops,
+                             expectations_files=expectations_files)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
         with session:
             return _run(session, out_dir, resume, progress, t0)
@@ -206,6 +210,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
     result = RunResult(EXIT_OK, path)
     # Progress only: the shard's exact size is known once the corpus has streamed past.
     total = -(-(session.source.declared or 0) // session.n) * len(names)
+    if session.ops and progress:    # some ops only (certify): count their cases, a pass over the corpus file
+        total = sum(1 for _ in session.cases()) * len(names)
     todo = (c for c in session.cases() if any((c.id, nm) not in done for nm in names))
     with ResultsWriter(path, append=append, fd=fd) as out:
         if not append:

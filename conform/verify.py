@@ -1,40 +1,51 @@
-"""`conform verify CERTDIR`: re-check a certificate without trusting its files.
+"""`conform verify CERTDIR`: re-check a certificate without trusting anything it is given.
 
-1. Digests and claims: results_sha256 and verdicts_sha256 are recomputed from
-   the results file next to the certificate, and the certificate's claims
-   (claimed ops, totals, clause lists, completeness, suite) rebuilt from it.
-2. Identity: the adapter's source hash, its package's name, version and hash,
-   and the suite version, measured on this machine.
-3. Coverage: where the certified corpus is at hand (`--corpus`, default the
-   shipped one, recognised by its hash), every case of the claimed ops has a
-   record and no record is of a case outside it.
-4. A sample: N of the recorded cases (drawn with a seed, printed, so the same
-   sample can be drawn again) re-run through the same adapter
-   (conform.runner.run); each verdict, expected answer, raised class and
-   recorded value must be the certificate's.
+1. The folder: certificate.json, its results file and its expectations copy must be regular files (not a
+   link, a FIFO, a device or a folder), of bounded size, strict JSON of bounded nesting, every field the
+   check reads of its documented type; anything else is exit 3 with one message.
+2. Digests and claims: results_sha256 and verdicts_sha256 are recomputed from the results file, and the
+   certificate's claims (claimed ops, totals, clause lists, completeness, suite, the adapter's spec, name
+   and version, the expectations entry) rebuilt from it.
+3. Identity, before anything runs: the spec is resolved here and the adapter measured by the harness
+   (adapters.identity.measure: module, class, source hash, package, framework versions) and asked its
+   name and version by a worker; the expectations copy's hash (and, for a shipped adapter, the shipped
+   file's); the suite version.  Any difference is a refusal: nothing is re-run.
+4. Expectations: every failing record's `expected_divergence` is what the copy of the expectations file
+   gives it.
+5. Coverage: where the certified corpus is at hand (`--corpus`, default the shipped one, recognised by
+   its hash), every case of the claimed ops has a record and no record is of a case outside it.
+6. A sample: N of the recorded cases (drawn with a seed, printed, so the same sample can be drawn again)
+   re-run through the adapter the spec names (conform.runner.run, with the same expectations file); each
+   verdict, expected answer, listed reason, raised class and recorded value must be the certificate's.
 
-Anything that differs is listed and the exit code is 1.  Someone who edits
-results.jsonl can recompute both digests; the re-run and the coverage check
-are what they cannot fake.
+Anything that differs is listed and the exit code is 1.  Someone who edits results.jsonl can recompute
+both digests and rebuild the certificate with the project's own builder; the identity check, the re-run
+and the coverage check are what they cannot fake.
 """
 from __future__ import annotations
 
-import json
+import os
 import random
 import secrets
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, SUITE_VERSION
+from contract.vocabulary import DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, SUITE_VERSION
 
 from . import runner
+from .certify import EXPECTATIONS_COPY
 
 DEFAULT_SAMPLE = 50
+MAX_CERTIFICATE = 4 << 20       # bytes: a real certificate is a few kilobytes
 # certificate fields rebuilt from the results file; a difference means the certificate or the file was edited
 REBUILT = (("results", "results_sha256"), ("results", "verdicts_sha256"), ("results", "records"), ("claimed_ops",),
-           ("totals",), ("ops",), ("suite",), ("run", "complete"), ("adapter", "name"))
-COMPARED = ("verdict", "expected", "actual_values")     # per re-run case, plus the raised class
+           ("totals",), ("ops",), ("suite",), ("run", "complete"), ("adapter", "name"), ("adapter", "spec"),
+           ("adapter", "version"), ("adapter", "excludes"), ("expectations",))
+COMPARED = ("verdict", "expected", "expected_divergence", "actual_values")     # per re-run case, plus the raised class
+IDENTITY = ("module", "class", "source_sha256")
+SHOWN = 5       # expectation differences printed one by one
 
 
 class VerifyError(RuntimeError):
@@ -49,6 +60,7 @@ class VerifyResult:
     sampled: int = 0
     differences: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    refused: bool = False       # the identity differs: nothing was re-run
 
     @property
     def exit_code(self) -> int:
@@ -57,78 +69,207 @@ class VerifyResult:
 
 def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout=None, jobs=1,
            in_process=False) -> VerifyResult:
-    cert, results = load(cert_dir)
+    cert, results, expectations = load(cert_dir)
     result = VerifyResult(seed=secrets.randbelow(2 ** 31) if seed is None else seed)
-    spec = cert["adapter"].get("spec") or cert["adapter"]["name"]
+    spec = cert["adapter"]["spec"]
     check_digests(cert, results, result)
-    check_identity(cert, spec, result)
+    check_identity(cert, spec, expectations, result)
+    if result.differences and any(d.startswith("identity") for d in result.differences):
+        result.refused = True
+        return result
     recs = case_records(results, cert["claimed_ops"])
+    check_expectations(recs, expectations, result)
     check_coverage(cert, recs, corpus, result)
-    rerun_sample(spec, recs, sample, result, case_timeout, jobs, in_process)
+    rerun_sample(spec, recs, sample, result, case_timeout, jobs, in_process, expectations)
     return result
 
 
-def load(cert_dir):
-    """(certificate, path of its results file); VerifyError(3) when either is missing or malformed."""
-    path = Path(cert_dir) / "certificate.json"
+# ---- 1. the folder ---------------------------------------------------------------------------------
+
+def regular_file(path: Path, what: str, limit: int = None) -> Path:
+    """`path` when it is a regular file (a link is not followed) of at most `limit` bytes; else VerifyError(3).
+    Checked before it is opened, so a FIFO cannot block the check and a huge file is not read."""
     try:
-        cert = json.loads(path.read_text(encoding="utf-8"))
+        st = os.lstat(path)
     except FileNotFoundError:
-        raise VerifyError(f"{path}: no such certificate") from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise VerifyError(f"{path}: not a certificate ({e})") from None
+        raise VerifyError(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise VerifyError(f"{path}: cannot read the {what}: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode)
+                else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "not a regular file")
+        raise VerifyError(f"{path}: not a {what}: it is {kind} (a certificate folder holds regular files only)")
+    if limit is not None and st.st_size > limit:
+        raise VerifyError(f"{path}: not a {what}: {st.st_size} bytes, over the {limit} a {what} may have")
+    return path
+
+
+def _read_json(path: Path):
+    from contract.inputfile import InputFileError, parse_json
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):     # swapped after the lstat
+                raise VerifyError(f"{path}: not a certificate: not a regular file")
+            raw = f.read(MAX_CERTIFICATE + 1)
+    except OSError as e:
+        raise VerifyError(f"{path}: cannot read the certificate: {e.strerror or e}") from None
+    if len(raw) > MAX_CERTIFICATE:
+        raise VerifyError(f"{path}: not a certificate: over {MAX_CERTIFICATE} bytes")
+    try:
+        return parse_json(raw.strip() or b"null", path, 0)
+    except InputFileError as e:
+        raise VerifyError(f"{path}: not a certificate ({e.reason})") from None
+
+
+# what each field the check reads must be: a type, a tuple of types, or a dict of the fields of an object
+_STR, _OPT_STR = str, (str, type(None))
+SHAPE = {"adapter": {"name": _STR, "spec": _STR, "version": _STR, "module": _STR, "class": _STR,
+                     "source_sha256": _STR, "package": (dict, type(None)), "frameworks": dict, "excludes": list},
+         "suite": {"version": _STR, "corpus_hash": _STR},
+         "results": {"file": _STR},
+         "claimed_ops": list, "totals": dict, "ops": dict,
+         "expectations": {"file": _OPT_STR, "sha256": _OPT_STR}}
+
+
+def _check_shape(obj, shape, where, path):
+    for key, want in shape.items():
+        value = obj.get(key) if isinstance(obj, dict) else None
+        name = f"{where}{key}"
+        if isinstance(want, dict):
+            if not isinstance(value, dict):
+                raise VerifyError(f"{path}: not a certificate: {name} must be an object")
+            _check_shape(value, want, f"{name}.", path)
+        elif not isinstance(value, want):
+            kinds = " or ".join({str: "a string", dict: "an object", list: "a list", type(None): "null"}[t]
+                                for t in (want if isinstance(want, tuple) else (want,)))
+            raise VerifyError(f"{path}: not a certificate: {name} must be {kinds}, not {type(value).__name__}")
+
+
+def load(cert_dir):
+    """(certificate, path of its results file, path of its expectations copy or None); VerifyError(3) when
+    any is missing, not a regular file, too large or malformed."""
+    folder = Path(cert_dir)
+    if not folder.is_dir():
+        raise VerifyError(f"{folder}: no such certificate folder")
+    path = regular_file(folder / "certificate.json", "certificate", MAX_CERTIFICATE)
+    cert = _read_json(path)
     if not isinstance(cert, dict):
         raise VerifyError(f"{path}: not a certificate (a JSON object is needed)")
-    for key, typ in (("adapter", dict), ("suite", dict), ("results", dict), ("claimed_ops", list)):
-        if not isinstance(cert.get(key), typ):
-            raise VerifyError(f"{path}: not a certificate: {key} must be {'an object' if typ is dict else 'a list'}")
+    _check_shape(cert, SHAPE, "", path)
     from oracle.registry import ops as registered_ops
     OPS = registered_ops()
-    if not all(op in OPS for op in cert["claimed_ops"]):
+    if not all(isinstance(op, str) and op in OPS for op in cert["claimed_ops"]):
         raise VerifyError(f"{path}: claimed_ops must name ops ({', '.join(OPS)}); got {cert['claimed_ops']!r}"[:400])
-    if not isinstance(cert["adapter"].get("name"), str):
-        raise VerifyError(f"{path}: not a certificate (adapter.name must be a string)")
-    name = cert["results"].get("file")
-    if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
-        raise VerifyError(f"{path}: results.file must name a file next to the certificate, got {name!r}")
-    results = Path(cert_dir) / name
-    if not results.is_file():
+    pkg = cert["adapter"]["package"]
+    if pkg is not None:
+        _check_shape(pkg, {"name": _STR, "version": _STR, "sha256": _STR}, "adapter.package.", path)
+    if not all(isinstance(k, str) and isinstance(v, _OPT_STR) for k, v in cert["adapter"]["frameworks"].items()):
+        raise VerifyError(f"{path}: not a certificate: adapter.frameworks must map names to versions (strings)")
+    if not all(isinstance(x, dict) and isinstance(x.get("line"), str) for x in cert["adapter"]["excludes"]):
+        raise VerifyError(f"{path}: not a certificate: adapter.excludes must be a list of objects with a line")
+    name = cert["results"]["file"]
+    if Path(name).name != name or name in ("", ".", ".."):
+        raise VerifyError(f"{path}: results.file must name a file next to the certificate, got {name!r}"[:400])
+    results = folder / name
+    if not os.path.lexists(results):
         raise VerifyError(f"{results}: no such results file (named by {path})")
-    return cert, results
+    regular_file(results, "results file")
+    expectations = None
+    if cert["expectations"]["file"] is not None:
+        if cert["expectations"]["file"] != EXPECTATIONS_COPY or not cert["expectations"]["sha256"]:
+            raise VerifyError(f"{path}: expectations.file must be {EXPECTATIONS_COPY!r} (with its sha256) or null")
+        expectations = regular_file(folder / EXPECTATIONS_COPY, "expectations file")
+    return cert, results, expectations
 
+
+# ---- 2. digests and claims ---------------------------------------------------------------------------
 
 def check_digests(cert, results, result):
     from reports import model as M
     from reports.certify import build_certificate
     try:
-        rebuilt = build_certificate(results, adapter_spec=cert["adapter"].get("spec", ""))
+        rebuilt = build_certificate(results)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         raise VerifyError(str(e)) from None
     for path in REBUILT:
         said, found = _get(cert, path), _get(rebuilt, path)
+        if path == ("expectations",):      # where the file was chosen from is the certifying machine's path
+            said, found = ({k: v for k, v in d.items() if k != "chosen"} for d in (said, found))
         if said != found:
             result.differences.append(f"{'.'.join(path)}: the certificate says {_short(said)}, "
                                       f"{results.name} gives {_short(found)}")
 
 
-def check_identity(cert, spec, result):
+# ---- 3. identity ------------------------------------------------------------------------------------
+
+def check_identity(cert, spec, expectations, result):
+    """Measure what `spec` names on this machine and compare it with what the certificate records; each
+    difference starts with "identity" (verify then re-runs nothing)."""
+    from adapters.registry import AdapterError, resolve, shipped_name
+    from contract.results import file_sha256
     from .certify import CertifyError, probe_adapter
     try:
-        now = probe_adapter(spec).identity        # measured in the adapter's worker, as certify measured it
-    except CertifyError as e:
+        resolve(spec)
+        info = probe_adapter(spec)
+    except (AdapterError, CertifyError) as e:
         raise VerifyError(str(e), EXIT_ADAPTER) from None
-    said = cert["adapter"]
-    if said.get("source_sha256") != now["source_sha256"]:
-        result.differences.append(f"adapter source ({now['module']}): the certificate says "
-                                  f"{said.get('source_sha256')!r}, the installed one hashes to {now['source_sha256']!r}")
-    before, after = said.get("package") or {}, now["package"] or {}
+    now, said = info.identity, cert["adapter"]
+
+    def differs(what, before, after):
+        if before != after:
+            result.differences.append(f"identity: {what}: the certificate says {_short(before)}, "
+                                      f"{spec} here is {_short(after)}")
+
+    differs("adapter name", said["name"], info.name)
+    differs("adapter version", said["version"], info.version)
+    for key in IDENTITY:
+        differs(f"adapter {key}" + (f" ({now['module']})" if key == "source_sha256" else ""), said[key], now[key])
+    before, after = said["package"] or {}, now["package"] or {}
     for key in ("name", "version", "sha256"):
-        if before.get(key) != after.get(key):
-            result.differences.append(f"package {key}: the certificate says {before.get(key)!r}, "
-                                      f"installed here: {after.get(key)!r}")
-    if cert["suite"].get("version") != SUITE_VERSION:
-        result.differences.append(f"suite version: the certificate says {cert['suite'].get('version')!r}, "
+        differs(f"package {key}", before.get(key), after.get(key))
+    differs("framework versions", said["frameworks"], now["frameworks"])
+    from suites.expectations import Expectations, ExpectationsError
+    try:
+        declared = [p.text() for p in Expectations.from_lines(info.excludes, f"{spec} excludes").patterns]
+    except ExpectationsError as e:
+        declared = [f"malformed: {e}"]
+    differs("declared exclusions", [x["line"] for x in said["excludes"]], declared)
+    if cert["suite"]["version"] != SUITE_VERSION:
+        result.differences.append(f"identity: suite version: the certificate says {cert['suite']['version']!r}, "
                                   f"this suite is {SUITE_VERSION!r} (its rules may differ)")
+    copy = file_sha256(expectations) if expectations else None
+    differs("expectations file (the copy beside the certificate)", cert["expectations"]["sha256"], copy)
+    shipped = shipped_name(spec)
+    if shipped:         # a shipped adapter's expectations are the suite's own, not the certificate's to choose
+        from suites.expectations import chosen_file
+        path = chosen_file(spec)
+        differs(f"expectations of the shipped adapter {shipped}", copy,
+                file_sha256(path) if os.path.isfile(path) else None)
+
+
+# ---- 4. expectations ----------------------------------------------------------------------------------
+
+def check_expectations(recs, expectations, result):
+    """Every failing record's listed reason must be what the expectations copy gives it."""
+    from contract.inputfile import InputFileError
+    from suites.expectations import Expectations
+    from suites.judge import record_evidence, record_key
+    try:
+        exp = Expectations.load(str(expectations)) if expectations else Expectations()
+    except InputFileError as e:
+        raise VerifyError(str(e)) from None
+    wrong = []
+    for rec in recs:
+        if rec["verdict"] not in DIVERGENT:
+            continue
+        reason = exp.match(record_key(rec), record_evidence(rec))
+        if (reason or None) != (rec.get("expected_divergence") or None):
+            wrong.append(f"expectations: case {rec['case_id']} ({rec['op']}): the certificate lists it as "
+                         f"{_short(rec.get('expected_divergence'))}, the expectations file gives {_short(reason)}")
+    result.differences += wrong[:SHOWN]
+    if len(wrong) > SHOWN:
+        result.differences.append(f"expectations: … and {len(wrong) - SHOWN} more cases")
 
 
 def case_records(results, claimed) -> list:
@@ -168,7 +309,7 @@ def check_coverage(cert, recs, corpus, result):
                         if want == have else "coverage: differs (above)")
 
 
-def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process):
+def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process, expectations=None):
     from reports.model import iter_records
     from contract.results import ResultsError, read_case
     from suites.corpus import write_corpus
@@ -184,7 +325,8 @@ def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process):
         corpus = Path(tmp) / "sample.jsonl"
         write_corpus(corpus, sorted(cases.values(), key=lambda c: c.id))
         run = runner.run([spec], corpus=str(corpus), out_dir=str(Path(tmp) / "out"), case_timeout=case_timeout,
-                         jobs=jobs, in_process=in_process, profile="certify")
+                         jobs=jobs, in_process=in_process, profile="certify",
+                         expectations_files={spec: str(expectations)} if expectations else None)
         if run.exit_code not in (EXIT_OK, EXIT_DIVERGED):
             raise VerifyError(run.message or f"the re-run stopped with exit code {run.exit_code}", run.exit_code)
         again = {r["case_id"]: r for r in iter_records(run.results_path) if r["record"] == "case"}

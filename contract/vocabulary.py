@@ -5,10 +5,13 @@ from __future__ import annotations
 SUITE_VERSION = "0.1.0"
 
 VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-            "crash", "timeout", "extension", "not-applicable")
+            "crash", "timeout", "undeclared-not-applicable", "extension", "not-applicable")
+# Not applicable inside an op the adapter claims, where none of its declared exclusions says so: an answer
+# withheld, which counts as failing (else answering "not applicable" on exactly the failing cases passes).
+UNDECLARED = "undeclared-not-applicable"
 # A divergence from the spec: what an expectations file may list and what fails a gate.
 DIVERGENT = frozenset({"value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-                       "crash", "timeout"})
+                       "crash", "timeout", UNDECLARED})
 # The spec's answer, or an admissible extension of unsupported input.
 CONFORMING = frozenset({"pass", "extension"})
 # No answer: the adapter has no mapping for the call.  VERDICTS = DIVERGENT | CONFORMING | NO_ANSWER.

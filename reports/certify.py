@@ -22,8 +22,9 @@ from contract.results import file_sha256
 
 from . import model as M
 
-CERTIFICATE_VERSION = "1.1"
+CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences
 PROFILE = "certify"
+EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
 
 def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None) -> dict:
@@ -38,8 +39,8 @@ def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=No
 def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None) -> dict:
     """The certificate of one adapter's results file.
 
-    identity: the adapter's module, source hash and package (adapters/identity.py, measured in its worker), recorded as
-    given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
+    identity: the adapter's module, class, source hash, package and frameworks (adapters/identity.py, measured by the
+    harness from the spec), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
     every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent."""
     results_path = Path(results_path)
     m = M.build_model([results_path], keep_verdicts=True)
@@ -59,7 +60,9 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "version": str(entry.get("version", "")), "execution": str(entry.get("execution", "")),
                     "module": identity.get("module", ""), "class": identity.get("class", ""),
                     "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),
-                    "package_note": identity.get("package_note", "")},
+                    "package_note": identity.get("package_note", ""),
+                    "frameworks": identity.get("frameworks", {}),
+                    "excludes": exclusions(results_path, entry, ops)},
         "claimed_ops": ops,
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),
@@ -74,8 +77,33 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "results_sha256": file_sha256(results_path),
                     "verdicts_sha256": verdicts_sha256(m.verdict_lines)},
         "totals": {v: totals.get(v, 0) for v in M.VERDICTS},
+        "expectations": expectations_entry(m, entry, name, ops),
         "ops": {op: _op_entry(m, op, name) for op in ops},
     }
+
+
+def exclusions(results_path, entry: dict, ops) -> list:
+    """The adapter's declared exclusions (the results header's `excludes`: Adapter.excludes as the run parsed
+    them), each {"line", "reason", "cases"}: how many not-applicable cases of the claimed ops it excluded (the
+    run notes `declared exclusion: <reason>` on each)."""
+    declared = [x for x in entry.get("excludes") or () if isinstance(x, dict) and isinstance(x.get("reason"), str)]
+    notes = Counter()
+    for rec in M.iter_records(results_path):
+        if rec["record"] == "case" and rec["verdict"] == "not-applicable" and rec["op"] in ops:
+            notes.update(n for n in rec.get("notes") or () if isinstance(n, str))
+    return [{"line": str(x.get("line", "")), "reason": x["reason"], "cases": notes[EXCLUDED_NOTE + x["reason"]]}
+            for x in declared]
+
+
+def expectations_entry(m: M.Model, entry: dict, adapter: str, ops) -> dict:
+    """The expectations file the harness chose for the run (the results header's `expectations`), as
+    copied beside the certificate (conform.certify.EXPECTATIONS_COPY), and how many of the claimed ops'
+    failing cases it lists: `unlisted` is what makes `conform certify` exit 1.  None chosen: file null."""
+    chosen = entry.get("expectations") if isinstance(entry.get("expectations"), dict) else None
+    gates = [m.gate(adapter=adapter, op=op) for op in ops]
+    return {"file": "expectations.txt" if chosen else None, "sha256": (chosen or {}).get("sha256"),
+            "chosen": (chosen or {}).get("file"), "patterns": (chosen or {}).get("patterns", 0),
+            "listed": sum(g["expected"] for g in gates), "unlisted": sum(g["unlisted"] for g in gates)}
 
 
 def claimed_ops(m: M.Model, header: dict, claimed=None) -> list:
@@ -99,22 +127,28 @@ def interpreters(header: dict, adapters) -> list:
 
 
 def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
-    met, failed, inconclusive, unreached = [], [], [], []
+    """One claimed op's clause lists.  `clauses_failed`: every clause this op's failing cases are charged to
+    (reports/model.py blame), another op's included (a setitem case charged to a scatter clause), as the
+    report's failure groups show them; a clause of this op failed only by another op's cases is met or
+    inconclusive here by its own cases."""
+    charged = {g.clause for g in m.groups.values()
+               if g.op == op and g.adapter == adapter and g.clause != M.EDGE_EMPTY}
+    met, inconclusive, unreached = [], [], []
     for cid in sorted(m.clause_ids()):
-        if m.clause_op(cid) != op or M._is_range_id(cid):
+        if m.clause_op(cid) != op or M._is_range_id(cid) or cid in charged:
             continue
         s = m.clause_stats.get((cid, adapter))
         if not s:
             unreached.append(cid)
         else:
-            (failed if s["fail"] else met if s["pass"] else inconclusive).append(cid)
+            (met if s["pass"] else inconclusive).append(cid)
     c = m.matrix.get((op, adapter), {})
     edge = {g.clause: g.count for g in m.groups.values()
             if g.op == op and g.adapter == adapter and g.clause == M.EDGE_EMPTY}
     return {"counts": {v: c.get(v, 0) for v in M.VERDICTS},
-            "clauses_met": met, "clauses_failed": failed,
+            "clauses_met": met, "clauses_failed": sorted(charged, key=lambda cid: (m.clause_op(cid) != op, cid)),
             "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached,
-            "edge_cases_failed": edge}
+            "edge_cases_failed": edge, "listed_divergences": m.listed.get((op, adapter), 0)}
 
 
 # ---- the digests (byte formats: docs/CERTIFY.md) -----------------------------------------------------

@@ -27,6 +27,7 @@ VERDICT_COLOURS = {
     "pass": "#2e7d32", "extension": "#00897b", "not-applicable": "#9e9e9e",
     "value-mismatch": "#c62828", "missing-error": "#ef6c00", "unexpected-error": "#6a1b9a",
     "wrong-error-class": "#f9a825", "crash": "#212121", "timeout": "#5d4037",
+    "undeclared-not-applicable": "#ad1457",
 }
 
 # The glossary's words.  The verdicts' are docs/DESIGN.md's table, which owns them (tests/test_report_words.py
@@ -46,6 +47,9 @@ VERDICT_MEANINGS = {
     "wrong-error-class": "the spec names an error class and the adapter raised another one",
     "crash": "the worker died (a signal, an exit, the memory watchdog) or broke the protocol",
     "timeout": "the case ran past its time limit; the worker was killed",
+    "undeclared-not-applicable": "the adapter answered not applicable inside an op it claims, where none of its "
+                                 "declared exclusions (Adapter.excludes) says so: an answer withheld, counted as "
+                                 "failing",
     "extension": "the input is unsupported or left open by the documents (uns/gap clauses) and the adapter "
                  "returned a value; the note says whether it equals the NumPy natural value",
     "not-applicable": "the adapter has no mapping for this call",
@@ -117,11 +121,23 @@ def render_html(m: M.Model, summary: dict, title="Tensor conformance report", sp
 
 # ---- the view: plain data the template only lays out -------------------------------------------
 
+def run_scope(m: M.Model):
+    """The ops the run was limited to (the header's `ops`: conform certify --op, or the adapter's claim), else
+    None: a clause of another op is then no coverage gap of this run, only out of its scope."""
+    scopes = [h.get("ops") for h in m.headers if isinstance(h.get("ops"), list)]
+    return set().union(*scopes) if scopes and len(scopes) == len(m.headers) else None
+
+
 def view(m: M.Model, summary: dict) -> dict:
     adapters = m.adapter_names
     ops = m.ops
     groups = m.sorted_groups()
+    scope = run_scope(m)
+    certify = bool(m.headers) and all(h.get("profile") == "certify" for h in m.headers)
     return {
+        "gate_title": "Certification" if certify else "CI gate",
+        "gate_command": "conform certify" if certify else "conform run",
+        "show_agreement": len(adapters) > 1,
         "run": summary["run"], "generated": summary["generated"], "env": summary["environment"],
         "gate": dict(m.gate(), tone=gate_tone(m.gate(), _rate(m.totals()))),
         "adapters": [adapter_view(m, a) for a in adapters],
@@ -129,7 +145,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "matrix": {(op, a): cell_view(m, op, a) for op in ops for a in adapters},
         "bars": bars_view(m, ops, adapters),
         "agreement": agreement_view(m, adapters),
-        "clauses": clauses_view(m, adapters, groups),
+        "clauses": clauses_view(m, adapters, groups, scope),
         "findings": findings_view(m, adapters),
         "conflicts": conflicts_view(m, adapters),
         "groups": [group_view(g, i) for i, g in enumerate(groups)],
@@ -140,7 +156,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "failing_data": failing_data(groups),
         "page_rows": PAGE_ROWS,
         "records": m.records, "duplicates": m.duplicates,
-        "coverage_gaps": m.coverage_gaps(),
+        "coverage_gaps": [c for c in m.coverage_gaps() if scope is None or m.clause_op(c) in scope],
         "domain": domain_view(summary),
         "incomplete": list(m.incomplete),
     }
@@ -229,7 +245,7 @@ def agreement_view(m, adapters):
     return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"), **c} for (a, b), c in pairs]}
 
 
-def clauses_view(m, adapters, groups):
+def clauses_view(m, adapters, groups, scope=None):
     failing, unlisted = {}, Counter()
     for g in groups:
         failing.setdefault(g.clause, []).append({"key": g.key, "adapter": g.adapter, "verdict": g.verdict,
@@ -240,6 +256,8 @@ def clauses_view(m, adapters, groups):
     for cid in m.clause_ids():
         if M._is_range_id(cid):
             continue
+        if scope is not None and m.clause_op(cid) not in scope and not any((cid, a) in m.clause_stats for a in adapters):
+            continue        # another op's clause, which this run did not set out to reach
         cells = []
         for a in adapters:
             s = m.clause_stats.get((cid, a))

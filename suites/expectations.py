@@ -1,5 +1,10 @@
 """Expected divergences per adapter: `suites/expectations/<adapter>.txt` (format: docs/EXPECTATIONS.md).
 
+Which file an adapter gets is the harness's choice (chosen_file), never the adapter's: a shipped
+adapter (a BUILTIN spec of adapters/registry.py, by name or by its module:Class) gets its shipped file;
+any other gets the file named for it with `--expectations FILE` (or `SPEC=FILE`), else none.  The name
+a candidate gives itself selects nothing, so it cannot borrow another adapter's lines or a file it wrote.
+
 One `<glob> :: <reason>` per line.  The glob (fnmatch, case-sensitive) matches a verdict's key
 `{op}/{verdict}/{sorted clauses joined by ','}/{sorted input dtypes joined by ','}/{sorted input ranks as name:Nd joined by ','}/{case_id}`.  Blank lines and
 lines starting with '#' are ignored; a line without a reason is an error.
@@ -54,6 +59,10 @@ class Pattern:
     def where(self) -> str:
         return f"{self.path}:{self.line}"
 
+    def text(self) -> str:
+        """The line, spaced as the format writes it: `<glob> [~ <regex>] :: <reason>`."""
+        return f"{self.glob}{' ~ ' + self.says.pattern if self.says else ''} :: {self.reason}"
+
 
 class Expectations:
     def __init__(self, patterns=()):
@@ -74,10 +83,23 @@ class Expectations:
         return cls(out)
 
     @classmethod
+    def from_lines(cls, lines, where: str) -> "Expectations":
+        """Patterns from lines given as text (an adapter's declared `excludes`), named `where:N` in messages."""
+        out = []
+        for n, raw in enumerate(lines, 1):
+            line = str(raw).strip()
+            if len(line.encode()) > MAX_LINE:
+                raise ExpectationsError(where, n, f"line longer than {MAX_LINE} bytes")
+            if line and not line.startswith("#"):
+                out.append(_parse_line(line, where, n))
+        return cls(out)
+
+    @classmethod
     def for_adapter(cls, adapter: str, directory: str = None) -> "Expectations":
+        """The expectations of a shipped adapter by its BUILTIN name (none for any other name)."""
         if directory is not None and not os.path.isdir(directory):
             raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
-        return cls.load(os.path.join(directory or DEFAULT_DIR, f"{adapter}.txt"))
+        return cls.load(chosen_file(adapter, directory))
 
     def match(self, key: str, evidence: str = ""):
         """The reason of the first pattern matching `key` (and `evidence`, where it says `~`), or None;
@@ -91,6 +113,56 @@ class Expectations:
 
     def unmatched(self) -> list:
         return [p for p in self.patterns if not p.hits]
+
+
+def chosen_file(spec: str, directory: str = None, files: dict = None) -> str:
+    """The expectations file of the adapter `spec` ('' for none): `files[spec]` (--expectations
+    [SPEC=]FILE), else a shipped adapter's `<directory>/<builtin name>.txt` (default: the shipped
+    folder), else none.  A construction variant (SPEC@WAY) shares its candidate's file."""
+    from adapters.registry import shipped_name, split_construction
+    base = split_construction(spec)[0]
+    for key in (spec, base):
+        if files and key in files:
+            return files[key]
+    name = shipped_name(base)
+    return os.path.join(directory or DEFAULT_DIR, f"{name}.txt") if name else ""
+
+
+def file_record(path: str):
+    """{"file", "sha256", "patterns"} of a chosen expectations file, for the results header and the
+    certificate; None when the adapter has none (or its shipped file does not exist)."""
+    from contract.results import file_sha256
+    if not path or not os.path.isfile(path):
+        return None
+    return {"file": os.path.abspath(path), "sha256": file_sha256(path), "patterns": len(Expectations.load(path).patterns)}
+
+
+def parse_option(values, specs) -> tuple:
+    """`--expectations` values -> (folder or None, {spec: file}); ValueError(message) when one cannot be used.
+
+    Each value is `SPEC=FILE` (SPEC one of `specs`), a FILE (for the one adapter of `specs`), or a
+    folder (the shipped adapters' `<name>.txt` read from it instead of suites/expectations)."""
+    directory, files = None, {}
+    for value in values or ():
+        spec, eq, path = value.partition("=")
+        if not (eq and spec in (specs or ())):
+            spec, path = None, value
+        if not os.path.exists(path):
+            raise ValueError(f"--expectations {path}: does not exist")
+        if os.path.isdir(path):
+            if spec is not None or directory is not None:
+                raise ValueError(f"--expectations {value}: a folder is given once, alone (SPEC=FILE names a file)")
+            directory = path
+            continue
+        if spec is None:
+            if len(specs or ()) != 1:
+                raise ValueError(f"--expectations {path}: a file belongs to one adapter; with several "
+                                 f"(or none named), write --expectations SPEC={path}")
+            spec = specs[0]
+        if spec in files:
+            raise ValueError(f"--expectations: {spec} is given two files")
+        files[spec] = path
+    return directory, files
 
 
 def check_dir(directory: str) -> dict:

@@ -27,8 +27,9 @@ def pytest_addoption(parser):
                 help=f"Hypothesis settings profile (default dev): {profiles_text()}")
     g.addoption("--corpus", default=None, metavar="PATH", help="corpus file (default: the shipped corpus)")
     g.addoption("--results", default=None, metavar="PATH", help="write the corpus verdicts to this results.jsonl")
-    g.addoption("--expectations", default=None, metavar="DIR",
-                help="folder of <adapter>.txt expected divergences (default: suites/expectations)")
+    g.addoption("--expectations", action="append", default=None, metavar="[SPEC=]FILE|DIR",
+                help="expected divergences of a candidate: FILE (one --adapter) or SPEC=FILE; or a folder "
+                     "replacing suites/expectations for the shipped adapters (as `conform run --expectations`)")
     g.addoption("--case-timeout", type=float, default=None, metavar="S", help="seconds per case in a worker")
     g.addoption("--in-process", action="store_true", default=False, help="run adapters in the pytest process")
     g.addoption("--python", action="append", default=None, metavar="NAME=PATH",
@@ -82,7 +83,9 @@ class PluginState:
             from .session import RunSession, SessionError
             opt = self.config.getoption
             try:        # the options are checked as conform run checks them (session.check_options)
-                self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=opt("expectations"),
+                folder, files = self.expectations_choice()
+                self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=folder,
+                                           expectations_files=files,
                                            case_timeout=opt("case_timeout"), in_process=opt("in_process"),
                                            profile=_profile_name(self.config), pythons=self.pythons())
             except SessionError as e:
@@ -112,10 +115,18 @@ class PluginState:
         from .session import SessionError, check_options
         opt = self.config.getoption
         try:
-            check_options(opt("case_timeout"), 1, opt("expectations"))
+            check_options(opt("case_timeout"), 1, self.expectations_choice()[0])
         except SessionError as e:
             raise pytest.UsageError(str(e)) from None
         self.pythons()      # a malformed --python, too
+
+    def expectations_choice(self) -> tuple:
+        """(folder, {spec: file}) of --expectations (suites.expectations.parse_option); a usage error if unusable."""
+        from .expectations import parse_option
+        try:
+            return parse_option(self.config.getoption("expectations"), self.config.getoption("adapter"))
+        except ValueError as e:
+            raise pytest.UsageError(str(e)) from None
 
     def check_names(self):
         from adapters.registry import AdapterError, resolve
@@ -139,9 +150,13 @@ class PluginState:
     def check_expectations(self):
         """Every <adapter>.txt of --expectations read and checked now, so damage is a usage error
         naming file and line rather than a failure inside the first test that matches one."""
-        from .expectations import ExpectationsError, check_dir
+        from .expectations import Expectations, ExpectationsError, check_dir
+        folder, files = self.expectations_choice()
         try:
-            check_dir(self.config.getoption("expectations"))
+            if folder is not None:
+                check_dir(folder)
+            for path in files.values():
+                Expectations.load(path)
         except ExpectationsError as e:
             raise pytest.UsageError(f"--expectations: {e}") from None
 
@@ -236,8 +251,8 @@ def _merge_parts(parts, results_path, state):
     # Every part's expectations matched only that part's divergences: match them all here.
     session.expectations = {}
     from .expectations import Expectations
-    for a in sorted({r["adapter"] for r in records}):
-        session.expectations[a] = Expectations.for_adapter(a, state.config.getoption("expectations"))
+    for a in sorted({r["adapter"] for r in records}):      # the file the harness chose for the adapter's spec
+        session.expectations[a] = Expectations.load(session.expectations_file((adapters.get(a) or {}).get("spec", "")))
     session.unlisted_in(records)
     whole = _ran_whole_corpus(state, records)
     unmatched = session.unmatched_patterns() if whole else []

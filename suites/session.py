@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from oracle.registry import ops as registered_ops
 from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
-from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE)
+from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED)
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
@@ -114,10 +114,14 @@ def default_specs() -> list:
     return sorted(known())
 
 
-def adapter_meta(h) -> dict:
-    """What the results header records of one open adapter."""
+def adapter_meta(h, expectations=None, exclusions=None) -> dict:
+    """What the results header records of one open adapter; `expectations`: the file the harness chose for
+    it (suites.expectations.file_record: path, sha256), or None; `exclusions`: its declared exclusions
+    (an Expectations of Adapter.excludes), recorded as {"line", "reason"}."""
     meta = {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
-            "reason": h.reason, "spec": h.spec}
+            "reason": h.reason, "spec": h.spec, "expectations": expectations,
+            "ops": list(getattr(h, "ops", ()))}
+    meta["excludes"] = [{"line": p.text(), "reason": p.reason} for p in (exclusions.patterns if exclusions else ())]
     for k in ("python", "python_version", "numpy"):    # the interpreter the worker runs under, where the handle knows it
         if getattr(h, k, None):
             meta[k] = getattr(h, k)
@@ -184,8 +188,16 @@ class RunSession:
 
     def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
                  memory_mb=0, profile="ci", shard=None, copies=1, pythons=None, expect=None,
-                 construction_check=False, ops=None):
+                 construction_check=False, ops=None, expectations_files=None):
         check_options(case_timeout, copies, expectations_dir, ops)
+        self.expectations_files = dict(expectations_files or {})      # --expectations [SPEC=]FILE
+        stray = sorted(set(self.expectations_files) - set(specs or ()))
+        if stray:
+            raise SessionError(f"--expectations names {', '.join(stray)}, which this run does not run", EXIT_USAGE)
+        for path in self.expectations_files.values():
+            if not os.path.isfile(path):
+                raise SessionError(f"--expectations {path}: {'is not a file' if os.path.exists(path) else 'does not exist'}",
+                                   EXIT_BAD_INPUT)
         self.explicit = bool(specs)
         self.specs = list(specs) if specs else None
         self.corpus_path = corpus
@@ -208,6 +220,8 @@ class RunSession:
         self.handle_sets: list = []
         self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
         self.expectations: dict = {}
+        self.expectation_records: dict = {}    # adapter name -> file_record of its chosen file
+        self.exclusions: dict = {}             # adapter name -> its declared exclusions (Adapter.excludes)
         self.totals = Totals()
         self._cache: OrderedDict = OrderedDict()
 
@@ -261,16 +275,29 @@ class RunSession:
                                EXIT_ADAPTER)
         if len(set(names)) != len(names):
             raise SessionError(f"adapters with the same name given twice: {names}", EXIT_USAGE)
-        from .construction import base_name
-        from .expectations import Expectations, ExpectationsError
+        from .expectations import Expectations, ExpectationsError, file_record
+        loaded = {}     # one object per file: a construction variant shares its candidate's (and its match counts)
         try:
-            for n in names:     # a construction variant shares its candidate's file (and its match counts)
-                if base_name(n) not in self.expectations:
-                    self.expectations[base_name(n)] = Expectations.for_adapter(base_name(n), self.expectations_dir)
-                self.expectations[n] = self.expectations[base_name(n)]
-        except ExpectationsError as e:
+            for hs in self.handle_sets[:1]:
+                for h in hs:
+                    path = self.expectations_file(h.spec)
+                    if path not in loaded:
+                        loaded[path] = Expectations.load(path)
+                    self.expectations[h.name] = loaded[path]
+                    self.expectation_records[h.name] = file_record(path)
+        except (ExpectationsError, OSError) as e:
             raise SessionError(str(e), EXIT_BAD_INPUT) from None
+        try:
+            for h in self.handle_sets[0]:
+                self.exclusions[h.name] = Expectations.from_lines(getattr(h, "excludes", ()), f"{h.spec} excludes")
+        except ExpectationsError as e:
+            raise SessionError(f"adapter {e.path.split(' ')[0]}: a declared exclusion is malformed: {e}", EXIT_ADAPTER) from None
         return self
+
+    def expectations_file(self, spec) -> str:
+        """The expectations file the harness chooses for `spec` (suites.expectations.chosen_file)."""
+        from .expectations import chosen_file
+        return chosen_file(spec, self.expectations_dir, self.expectations_files)
 
     def _open_set(self, specs, select):
         from adapters.pool import open_handle
@@ -328,7 +355,8 @@ class RunSession:
         raise KeyError(spec)
 
     def adapters_meta(self) -> list:
-        return [adapter_meta(h) for h in self.handles]
+        return [adapter_meta(h, self.expectation_records.get(h.name), self.exclusions.get(h.name))
+                for h in self.handles]
 
     def close(self):
         for hs in self.handle_sets:
@@ -377,6 +405,14 @@ class RunSession:
     def verdict(self, case, expectation, outcome, handle) -> Verdict:
         """Judge one outcome and name the expectations line that lists it, if it diverges."""
         v = judge(case, expectation, outcome, handle)
+        if v.verdict == "not-applicable" and case.op in getattr(handle, "ops", ()):
+            excluded = self.exclusions.get(v.adapter)
+            reason = excluded.match(v.key(), v.evidence()) if excluded else None
+            if reason is None:      # withheld inside a claimed op: failing (contract.vocabulary.UNDECLARED)
+                v.verdict = UNDECLARED
+                v.outcome = f"{v.outcome} (inside {case.op}, which it claims; no declared exclusion matches)"
+            else:
+                v.notes.append(f"declared exclusion: {reason}")    # reports.certify.EXCLUDED_NOTE counts these
         if v.divergent:
             v.expected_divergence = self.expectations[v.adapter].match(v.key(), v.evidence())
         return v

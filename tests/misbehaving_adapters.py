@@ -600,3 +600,63 @@ def _undo_and_write(target, where):
     except OSError as e:
         log.append(f"refused writing {target} {where}: {e.strerror}")
     return log
+
+# ---- candidates that lie about who they are (issue 18) ------------------------------------------------
+
+from adapters.torch_adapter import TorchAdapter  # noqa: E402
+
+from bad_adapters import WrongOutputs  # noqa: E402
+
+
+class CallsItselfMindsporeVariants(WrongOutputs):
+    """A buggy clip named like a shipped adapter, to borrow suites/expectations/mindspore-variants.txt."""
+    name = "mindspore-variants"
+
+
+PLANTED = os.path.join("/tmp", f"conform-planted-{os.getuid()}", "expectations")
+
+
+class NamedByAPath(WrongOutputs):
+    """Its name is a path to an expectations file it writes in setup(), listing its own failures."""
+    name = PLANTED
+
+    def setup(self):
+        try:
+            os.makedirs(os.path.dirname(PLANTED), exist_ok=True)
+            with open(PLANTED + ".txt", "w") as f:
+                f.write("clip/* :: planted by the candidate\n*/* :: planted by the candidate\n")
+        except OSError:     # a sandbox that forbids the write defeats the attack sooner
+            pass
+
+
+class KeepsTorchsName(TorchAdapter):
+    """A vendor's subclass of the shipped torch adapter that keeps name = "torch"."""
+
+
+class ClaimsTheOraclesFile(GoodClip):
+    """Says its class lives in the oracle adapter's module, so inspect points at that file and package."""
+    name = "claims-the-oracle"
+    __module__ = "adapters.oracle_adapter"
+    __qualname__ = "OracleAdapter"
+
+
+class HidesFailuresAsNotApplicable(WrongOutputs):
+    """Answers "not applicable" on exactly the cases it would fail, inside the op it claims."""
+    name = "hides-failures"
+
+    def run(self, case):
+        if any(word in case.label for word in ("shape", "dtype", "value", "complex", "missing")):
+            return Outcome.not_applicable("not supported by this build")
+        return super().run(case)
+
+
+class DeclaresItsExclusions(HidesFailuresAsNotApplicable):
+    """The same answers, with the exclusion declared (and so shown in its certificate)."""
+    name = "declares-exclusions"
+    excludes = ("clip/not-applicable/* ~ not supported by this build :: the vendor documents these inputs as "
+                "unsupported in this build",)
+
+
+class MalformedExclusion(GoodClip):
+    name = "malformed-exclusion"
+    excludes = ("clip/not-applicable/* ~ (a+)+b :: a regex that could backtrack",)

@@ -76,7 +76,9 @@ def test_vendor_adapter_runs_the_vendor_call_and_shows_its_quirk(vendor_path):
     # CL-MIN-GT-MAX: where lo > hi the document says hi (2.0); the vendor's order of operations gives lo (4.0)
     np.testing.assert_array_equal(a.run(gt).arrays["out"], np.array([4.0, 4.0, 4.0], np.float32))
     assert "vendor_clip.clip(x, min=4.0, max=2.0)" in a.repro(gt)
-    assert a.run(corpus_cases()[4]).kind == "not_applicable"
+    sc = corpus_cases()[4]          # the second op the example maps
+    np.testing.assert_array_equal(a.run(sc).arrays["out"], np.array([2.0, 0.0, 1.0], np.float32))
+    assert "vendor_clip.scatter(input, 0, index, src)" in a.repro(sc)
 
 
 def test_certificate_from_results(tmp_path):
@@ -115,6 +117,35 @@ def test_unclaimed_ops_are_absent_not_inconclusive(tmp_path):
     cert = build_certificate(p)
     assert cert["claimed_ops"] == ["clip"] and set(cert["ops"]) == {"clip"}, "scatter was not claimed"
     assert cert["totals"]["not-applicable"] == 0
+
+
+def test_a_failure_charged_to_another_ops_clause_stays_in_the_certificate(tmp_path):
+    """A setitem case charged to a scatter clause: listed under setitem's failed clauses, as the report's
+    failure group shows it, though scatter is not claimed."""
+    case = Case("setitem", {"target": np.zeros(3, np.float32), "value": np.ones(1, np.float32)},
+                {"key": {"int": 0}}, clauses=("SC-RULE",), origin="regression", label="cites scatter")
+    p = write_results(tmp_path / "r.jsonl", [case_record(case, "vendor", "unexpected-error", message="no")],
+                      adapters=("vendor",))
+    cert = build_certificate(p)
+    assert cert["claimed_ops"] == ["setitem"] and cert["ops"]["setitem"]["clauses_failed"] == ["SC-RULE"], cert["ops"]
+
+
+def test_a_certify_report_shows_what_matters_for_one_candidate(tmp_path):
+    from reports.render import write_report
+    cs = [clip_case(n=3 + i, seed=i) for i in range(2)]
+    p = write_results(tmp_path / "r.jsonl", [case_record(c, "vendor", "pass") for c in cs], adapters=("vendor",),
+                      profile="certify")
+    lines = p.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["ops"] = ["clip"]
+    p.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    write_report([p], tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<h2>Certification</h2>" in html and "<h2>CI gate</h2>" not in html
+    assert 'id="agreement"' not in html, "one adapter: no agreement table"
+    rows = re.findall(r'<tr id="clause-[^"]*" class="([^"]*)" data-clause="([^"]+)" data-op="([^"]+)"', html)
+    assert rows and {op for _, _, op in rows} == {"clip"}, "another op's clauses are out of the run's scope"
+    assert all(op == "clip" for cls, _, op in rows if cls == "gaprow")
 
 
 def _edge_records():
@@ -159,13 +190,14 @@ def test_certify_end_to_end_with_the_vendor_adapter(tmp_path, small_corpus):
     assert (out / "certificate.json").is_file(), f"no certificate; exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     assert r.returncode == 1, f"exit {r.returncode}, expected 1 (a failing case)\n{r.stdout}\n{r.stderr}"
     cert = json.loads((out / "certificate.json").read_text())
-    assert cert["claimed_ops"] == ["clip"] and list(cert["ops"]) == ["clip"]
+    assert cert["claimed_ops"] == ["clip", "scatter"] and list(cert["ops"]) == ["clip", "scatter"]
     clip = cert["ops"]["clip"]
     assert cert["adapter"]["version"] == "1.0.0" and cert["suite"]["profile"] == "certify"
     assert clip["counts"]["value-mismatch"] == 1, clip
     assert clip["clauses_failed"] == ["CL-MIN-GT-MAX"], clip
     assert {"CL-FORMULA", "CL-BROADCAST", "CL-NONE"} <= set(clip["clauses_met"]), clip
-    assert sum(clip["counts"].values()) == 4 and cert["results"]["records"] == 4, "the scatter case is not run"
+    assert sum(clip["counts"].values()) == 4 and cert["results"]["records"] == 5
+    assert cert["ops"]["scatter"]["counts"]["pass"] == 1
     assert cert["adapter"]["source_sha256"] == "sha256:" + hashlib.sha256(
         (VENDOR / "vendor_clip" / "adapter.py").read_bytes()).hexdigest()
     assert cert["adapter"]["package"] is None and "not part of an installed distribution" in cert["adapter"]["package_note"]
@@ -192,7 +224,7 @@ def test_certify_op_subset(tmp_path, small_corpus):
 
 
 @pytest.mark.parametrize("args, code, says", [
-    (["--op", "scatter"], 2, "--op scatter: adapter vendor-clip does not implement it (its ops: clip)"),
+    (["--op", "setitem"], 2, "--op setitem: adapter vendor-clip does not implement it (its ops: clip, scatter)"),
     (["--op", "clap"], 2, "invalid choice: 'clap'"),
     (["--jobs", "0"], 2, "'0' is not a whole number >= 1"),
     (["--case-timeout", "-5"], 2, "'-5' is not a number of seconds > 0"),
@@ -232,8 +264,8 @@ def test_verify_accepts_an_untouched_certificate(certified, small_corpus):
     cert, pkg = certified
     r = verify(cert, pkg, "--corpus", small_corpus, "--seed", "7")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "re-ran 4 cases (seed 7;" in r.stdout and "verified:" in r.stdout
-    assert "coverage: all 4 cases of the claimed ops" in r.stdout
+    assert "re-ran 5 cases (seed 7;" in r.stdout and "verified:" in r.stdout
+    assert "coverage: all 5 cases of the claimed ops" in r.stdout
     r = verify(cert, pkg, "--sample", "2")
     assert r.returncode == 0 and re.search(r"re-ran 2 cases \(seed \d+;", r.stdout), r.stdout
     assert "coverage not checked" in r.stdout, "the shipped corpus is not the certified one"
@@ -248,6 +280,11 @@ def _edit_results(cert: Path, edit):
         if rec is not None:
             out.append(json.dumps(rec) + "\n")
     (cert / "results.jsonl").write_text("".join(out))
+
+
+def identity_of(cert):
+    """The identity fields of a certificate, as a forger passes them to the project's certificate builder."""
+    return {k: cert["adapter"][k] for k in ("module", "class", "source_sha256", "package", "package_note", "frameworks")}
 
 
 def _forge_pass(rec):
@@ -272,9 +309,7 @@ def test_verify_refuses_a_consistent_forgery(certified, small_corpus):
     cert, pkg = certified
     said = json.loads((cert / "certificate.json").read_text())
     _edit_results(cert, _forge_pass)
-    forged = write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC,
-                               identity={k: said["adapter"][k] for k in ("module", "class", "source_sha256",
-                                                                         "package", "package_note")})
+    forged = write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
     assert forged["totals"]["value-mismatch"] == 0
     r = verify(cert, pkg, "--corpus", small_corpus, "--sample", "100")
     assert r.returncode == 1, r.stdout
@@ -287,10 +322,9 @@ def test_verify_refuses_a_dropped_case(certified, small_corpus):
     cert, pkg = certified
     said = json.loads((cert / "certificate.json").read_text())
     _edit_results(cert, lambda rec: None if rec.get("verdict") == "value-mismatch" else rec)
-    write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC,
-                      identity={k: said["adapter"][k] for k in ("module", "class", "source_sha256", "package")})
+    write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
     r = verify(cert, pkg, "--corpus", small_corpus)
-    assert r.returncode == 1 and "DIFFERS: coverage: 1 cases of the claimed ops (clip) have no record" in r.stdout, \
+    assert r.returncode == 1 and "DIFFERS: coverage: 1 cases of the claimed ops (clip, scatter) have no record" in r.stdout, \
         r.stdout
 
 
@@ -299,7 +333,8 @@ def test_verify_refuses_another_adapter_source(certified, small_corpus):
     adapter = pkg / "vendor_clip" / "adapter.py"
     adapter.write_text(adapter.read_text() + "\n# a later build\n")
     r = verify(cert, pkg, "--corpus", small_corpus)
-    assert r.returncode == 1 and "DIFFERS: adapter source (vendor_clip.adapter)" in r.stdout, r.stdout
+    assert r.returncode == 1 and "DIFFERS: identity: adapter source_sha256 (vendor_clip.adapter)" in r.stdout, r.stdout
+    assert "nothing was re-run" in r.stdout and "re-ran" not in r.stdout, "refused before anything runs"
 
 
 def test_verify_refuses_changed_behaviour(certified, small_corpus):
@@ -381,13 +416,18 @@ def test_the_certify_walkthrough_runs_as_documented(tmp_path):
     # the outputs the document quotes
     documented = DOC.read_text()
     from suites.corpus import iter_corpus
-    n = sum(1 for c in iter_corpus() if c.op == "clip")     # the shipped corpus's clip cases
-    for line in (f"vendor-clip 1.0.0: clip: {n} cases, 140 failing -> cert/certificate.json",
-                 "junit: cert/junit.xml (3 testcases, 2 failing, 0 expected divergences)",
+    n = sum(1 for c in iter_corpus() if c.op in ("clip", "scatter"))     # the shipped corpus's cases of the claimed ops
+    for line in (f"vendor-clip 1.0.0: clip, scatter: {n} cases, 157 failing (45 listed in vendor-src/expectations.txt, "
+                 "112 unlisted) -> cert/certificate.json",
+                 "junit: cert/junit.xml (8 testcases, 3 failing, 3 expected divergences)",
+                 "vendor-src/expectations.txt against cert/results.jsonl (adapter vendor-clip): 157 divergences, "
+                 "45 listed, 112 unlisted",
                  f"note: coverage: all {n} cases of the claimed ops of corpus.jsonl have a record",
                  "re-ran 40 cases (seed 1; `--seed 1` draws the same sample)",
                  "verified: hashes, claims, identity and the re-run sample agree with the certificate"):
         assert line in documented and line in r.stdout, f"{line!r}\n{r.stdout}"
+    assert f"the {n} clip and scatter cases" in documented
+    assert re.search(r"^conform: \d+/%d results \(100%%\)$" % n, r.stderr, re.M), "certify's progress, to the claimed total"
     certs = list(scratch.glob("*/cert/certificate.json"))
     assert len(certs) == 1, certs
     cert = json.loads(certs[0].read_text())
@@ -397,7 +437,11 @@ def test_the_certify_walkthrough_runs_as_documented(tmp_path):
     assert pkg["sha256"] == _distribution_hash_as_documented(site), "docs/CERTIFY.md's byte format"
     assert cert["adapter"]["source_sha256"] == "sha256:" + hashlib.sha256(
         (site / "vendor_clip" / "adapter.py").read_bytes()).hexdigest()
-    assert cert["claimed_ops"] == ["clip"] and cert["ops"]["clip"]["clauses_failed"] == ["CL-MIN-GT-MAX", "CL-SAME-KIND"]
+    assert cert["claimed_ops"] == ["clip", "scatter"]
+    assert cert["ops"]["clip"]["clauses_failed"] == ["CL-MIN-GT-MAX", "CL-SAME-KIND"]
+    assert cert["expectations"]["sha256"] == "sha256:" + hashlib.sha256(
+        (VENDOR / "expectations.txt").read_bytes()).hexdigest()
+    assert "numpy" in cert["adapter"]["frameworks"]
     assert not (ROOT / "cert").exists() and not (ROOT / "vendor-site").exists(), "nothing lands in the checkout"
     assert not list((ROOT / "examples" / "vendor_adapter").glob("*.egg-info")), "the build ran on a copy"
 

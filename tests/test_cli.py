@@ -139,10 +139,9 @@ def test_every_bad_candidate_gets_its_verdict_and_every_case_is_recorded(tmp_pat
 
 def test_listed_divergences_pass_and_unmatched_patterns_are_reported(tmp_path, corpus):
     path, _ = corpus
-    exp = tmp_path / "exp"
-    exp.mkdir()
-    (exp / "wrong.txt").write_text("clip/value-mismatch/*/* :: this candidate is wrong on purpose\n"
-                                   "scatter/* :: never matches\n")
+    exp = tmp_path / "wrong.txt"       # a candidate's file is named by --expectations, never chosen by its name
+    exp.write_text("clip/value-mismatch/*/* :: this candidate is wrong on purpose\n"
+                   "scatter/* :: never matches\n")
     out = tmp_path / "out"
     r = conform("run", "--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--out", str(out),
                 "--expectations", str(exp), "--no-report")
@@ -185,17 +184,20 @@ def test_run_refuses_a_non_positive_count_or_timeout(tmp_path, corpus, option, v
     assert not out.exists(), "nothing is run or written"
 
 
-@pytest.mark.parametrize("make", ["missing", "a file"])
-def test_run_refuses_an_expectations_folder_that_is_not_there(tmp_path, corpus, make):
+@pytest.mark.parametrize("make, says", [("missing", "does not exist"),
+                                        ("a file, two adapters", "a file belongs to one adapter"),
+                                        ("a file for an adapter not run", "does not exist")])
+def test_run_refuses_an_expectations_path_it_cannot_use(tmp_path, corpus, make, says):
     where = tmp_path / "exp"
-    if make == "a file":
-        where.write_text("clip/* :: a file, not a folder\n")
+    adapters = ["--adapter", "oracle"]
+    if make == "a file, two adapters":
+        where.write_text("clip/* :: a file\n")
+        adapters += ["--adapter", "bad_adapters:GoodClip"]
+    value = f"nope={where}" if make == "a file for an adapter not run" else str(where)
     out = tmp_path / "out"
-    r = conform("run", "--adapter", "oracle", "--corpus", corpus[0], "--out", str(out), "--expectations", str(where),
-                "--no-report")
+    r = conform("run", *adapters, "--corpus", corpus[0], "--out", str(out), "--expectations", value, "--no-report")
     assert r.returncode == 3, (r.returncode, r.stderr)
-    assert f"--expectations {where}: {'does not exist' if make == 'missing' else 'is not a folder'}" in r.stderr
-    assert "Traceback" not in r.stderr and not out.exists()
+    assert says in r.stderr and "Traceback" not in r.stderr and not out.exists(), r.stderr
 
 
 def test_runner_refuses_the_same_options_for_every_caller(tmp_path, corpus):
@@ -345,10 +347,9 @@ def test_pytest_xdist_loses_no_results(tmp_path, corpus):
 def test_pytest_listed_divergence_xfails_unlisted_fails_readably(tmp_path, corpus):
     path, cases = corpus
     shape = next(c for c in cases if c.label == "shape")
-    exp = tmp_path / "exp"
-    exp.mkdir()
-    (exp / "wrong.txt").write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n"
-                                   "setitem/* :: never matches\n")
+    exp = tmp_path / "wrong.txt"
+    exp.write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n"
+                   "setitem/* :: never matches\n")
     results = str(tmp_path / "r.jsonl")
     r = pytest_corpus("--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--expectations", str(exp),
                       "--results", results)
@@ -427,9 +428,8 @@ def test_pytest_ids_have_no_whitespace(tmp_path, spaced_corpus):
 def test_pytest_summary_lists_failures_not_expected_divergences(tmp_path, spaced_corpus):
     path, cases = spaced_corpus
     shape = next(c for c in cases if c.label == "shape")
-    exp = tmp_path / "exp"
-    exp.mkdir()
-    (exp / "wrong.txt").write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n")
+    exp = tmp_path / "wrong.txt"
+    exp.write_text(f"clip/value-mismatch/*/{shape.id} :: reshapes its output\n")
     r = pytest_plain("--adapter", "bad_adapters:WrongOutputs", "--corpus", path, "--expectations", str(exp),
                      home=tmp_path)
     assert r.returncode == 1, r.stdout[-3000:]

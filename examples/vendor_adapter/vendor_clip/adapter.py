@@ -14,7 +14,8 @@ from adapters.base import Adapter, Outcome
 class VendorClipAdapter(Adapter):
     name = "vendor-clip"
     execution = "NumPy on CPU (example vendor library)"
-    ops = ("clip",)                  # every other op is reported not-applicable
+    ops = ("clip", "scatter")        # the ops it maps: the ops it may claim; the others are not run
+    NATIVE = {"clip": "vendor_clip.clip", "scatter": "vendor_clip.scatter"}
 
     def version(self) -> str:
         import vendor_clip
@@ -28,27 +29,31 @@ class VendorClipAdapter(Adapter):
         return True, ""
 
     def native_api(self, op, case=None) -> str:
-        return "vendor_clip.clip" if op in self.ops else ""
+        return self.NATIVE.get(op, "")
 
     def run(self, case) -> Outcome:
-        if case.op not in self.ops:
-            return Outcome.not_applicable(f"{self.name} implements only clip")
-        import vendor_clip
-        x = np.array(case.inputs["x"], copy=True)      # the case's arrays are read-only
-        try:
-            out = vendor_clip.clip(x, min=self._bound(case, "min"), max=self._bound(case, "max"))
-        except Exception as e:       # the library's own error is the answer; never let it escape
-            return Outcome.raised(e)
-        return Outcome.returned(out=out, x=x)
-
-    @staticmethod
-    def _bound(case, which):
-        # The suite's decoder reads the case (docs/SPEC.md, clip): each bound is None or a Bound that
-        # passes itself as a tensor, an Element or the Python scalar a user writes.
         import vendor_clip
         from adapters.convert import call_args
+        a = call_args(case)          # the suite's decoder: the call's arguments (docs/CERTIFY.md, per op)
+        try:
+            if case.op == "clip":
+                x = np.array(a.x, copy=True)                # the case's arrays are read-only
+                out = vendor_clip.clip(x, min=self._bound(a.min), max=self._bound(a.max))
+                return Outcome.returned(out=out, x=x)
+            if case.op == "scatter":
+                input_ = np.array(a.input, copy=True)
+                out = vendor_clip.scatter(input_, a.dim, a.index, a.src_or_value, inplace=a.inplace)
+                return Outcome.returned(out=out, input=input_)
+        except Exception as e:       # the library's own error is the answer; never let it escape
+            return Outcome.raised(e)
+        return Outcome.not_applicable(f"{self.name} implements only {', '.join(self.ops)}")
+
+    @staticmethod
+    def _bound(bound):
+        # Each clip bound is None or a Bound that passes itself as a tensor, an Element or the Python
+        # scalar a user writes.
+        import vendor_clip
         from contract.dtypes import dtype_from_name
-        bound = getattr(call_args(case), which)
         if bound is None:
             return None
         return bound.pass_as(tensor=lambda a: np.array(a, copy=True),
@@ -57,11 +62,16 @@ class VendorClipAdapter(Adapter):
     def repro(self, case, expectation=None) -> str:
         """The call in the vendor's own syntax; with the suite's Expectation it also checks the documents'
         answer, so the script fails exactly where the case fails (adapters/repro.py compose)."""
-        from adapters.repro import clip_bound_texts, compose, scalar_text
-        if case.op not in self.ops:
-            return f"# {self.name} implements only clip\n"
-        lo, hi = clip_bound_texts(
-            case, lambda v, dt: f"vendor_clip.Element({scalar_text(v)}, np.dtype({dt!r}))")
-        return compose(case, expectation, title="vendor_clip.clip", imports=["import vendor_clip"],
-                       call=[f"out = vendor_clip.clip(x, min={lo}, max={hi})"], show=["print(out)"],
-                       outputs={"out": "out", "x": "x"})
+        from adapters.repro import clip_bound_texts, compose, scalar_text, scatter_arg_texts
+        if case.op == "clip":
+            lo, hi = clip_bound_texts(
+                case, lambda v, dt: f"vendor_clip.Element({scalar_text(v)}, np.dtype({dt!r}))")
+            call, outputs = f"out = vendor_clip.clip(x, min={lo}, max={hi})", {"out": "out", "x": "x"}
+        elif case.op == "scatter":
+            dim, index, src = scatter_arg_texts(case)
+            inplace = ", inplace=True" if case.params.get("inplace") else ""
+            call, outputs = f"out = vendor_clip.scatter(input, {dim}, {index}, {src}{inplace})", {"out": "out", "input": "input"}
+        else:
+            return f"# {self.name} implements only {', '.join(self.ops)}\n"
+        return compose(case, expectation, title=self.NATIVE[case.op], imports=["import vendor_clip"],
+                       call=[call], show=["print(out)"], outputs=outputs)

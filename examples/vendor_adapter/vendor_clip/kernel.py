@@ -40,3 +40,23 @@ def _operand(b, x, name):
             raise TypeError(f"clip: {name} tensor has dtype {b.dtype}, input has {x.dtype}")
         return b
     return np.asarray(b).astype(x.dtype)      # a Python scalar becomes an Element of the input dtype
+
+
+def scatter(input, dim, index, src, inplace=False):
+    """`input.scatter(dim, index, src)`: out[..., index[i][j], ...] = src[i][j] along `dim`; `src` a tensor
+    or a scalar.  Written with NumPy's fancy indexing, so it inherits NumPy's rules where the document
+    has its own (a negative index counts from the end; a src of another dtype is cast)."""
+    input, index = np.asarray(input), np.asarray(index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"scatter: index must be an integer tensor, got {index.dtype}")
+    if index.ndim != input.ndim:
+        raise ValueError(f"scatter: index has {index.ndim} dimensions, input has {input.ndim}")
+    out = input if inplace else input.copy()
+    if np.ndim(src) == 0:
+        values = np.full(index.shape, src, dtype=input.dtype)
+    else:
+        values = np.asarray(src)[tuple(slice(0, n) for n in index.shape)].astype(input.dtype)
+    where = list(np.indices(index.shape, sparse=True))
+    where[dim] = index
+    out[tuple(where)] = values
+    return out

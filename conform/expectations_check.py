@@ -1,0 +1,90 @@
+"""`conform expectations check FILE RESULTS`: which lines of an expectations file match which cases of a results file.
+
+Matching is the run's own (suites.expectations.Expectations.match over suites.judge.record_key and
+record_evidence): the first matching line wins, and a line with `~ regex` must also find the evidence.
+It answers the questions a vendor writing a file has (docs/EXPECTATIONS.md): which divergences does each
+line list, which line lists nothing, which divergences stay unlisted -- without a re-run.
+
+Exit codes: 0 every divergence is listed; 1 some stay unlisted; 2 usage; 3 a missing or malformed file.
+"""
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+
+from contract.vocabulary import DIVERGENT, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK, EXIT_USAGE
+
+SHOWN = 5       # case ids printed per line, and unlisted divergences printed in full
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("expectations", help="check an expectations file against a results file")
+    sub = p.add_subparsers(dest="expectations_command", required=True)
+    c = sub.add_parser("check", help="which lines match which cases, which match nothing, which divergences stay unlisted")
+    c.add_argument("file", metavar="FILE", help="the expectations file (docs/EXPECTATIONS.md)")
+    c.add_argument("results", metavar="RESULTS", help="a results.jsonl (conform run or certify)")
+    c.add_argument("--adapter", metavar="NAME", help="the adapter whose records are checked (needed when the "
+                   "results hold several)")
+    c.set_defaults(func=cmd_check)
+
+
+def check(path, results, adapter=None) -> dict:
+    """{"adapter", "lines": [(Pattern, [case ids])], "unmatched": [Pattern], "unlisted": [(key, record)],
+    "divergent": n}; ExpectationsError / ResultsError for damage, ValueError for an adapter not to be chosen."""
+    from contract.results import iter_records
+    from suites.expectations import Expectations
+    from suites.judge import record_evidence, record_key
+    exp = Expectations.load(path) if path else Expectations()
+    recs = [r for r in iter_records(str(results)) if r["record"] == "case"]
+    names = sorted({r["adapter"] for r in recs})
+    if adapter is None:
+        if len(names) > 1:
+            raise ValueError(f"{results} holds adapters {', '.join(names)}: name one with --adapter")
+        adapter = names[0] if names else ""
+    elif adapter not in names:
+        raise ValueError(f"{results} has no records of adapter {adapter!r} (it has {', '.join(names) or 'none'})")
+    hits, unlisted, seen, divergent = defaultdict(list), [], set(), 0
+    for rec in recs:
+        if rec["adapter"] != adapter or rec["verdict"] not in DIVERGENT or rec["case_id"] in seen:
+            continue
+        seen.add(rec["case_id"])        # a resumed run may repeat a record: its first one counts, as for the run
+        divergent += 1
+        key = record_key(rec)
+        before = [p.hits for p in exp.patterns]
+        if exp.match(key, record_evidence(rec)) is None:
+            unlisted.append((key, rec))
+            continue
+        line = next(p for p, b in zip(exp.patterns, before) if p.hits != b)
+        hits[id(line)].append(rec["case_id"])
+    return {"adapter": adapter, "lines": [(p, hits[id(p)]) for p in exp.patterns if p.hits],
+            "unmatched": exp.unmatched(), "unlisted": unlisted, "divergent": divergent}
+
+
+def cmd_check(args) -> int:
+    from contract.inputfile import InputFileError
+    from contract.results import ResultsError
+    from pathlib import Path
+    for p, what in ((args.file, "expectations file"), (args.results, "results file")):
+        if not Path(p).is_file():
+            print(f"conform: error: {p}: no such {what}" + (" (a directory)" if Path(p).is_dir() else ""),
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+    try:
+        r = check(args.file, args.results, args.adapter)
+    except ValueError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return EXIT_USAGE if args.adapter or "--adapter" in str(e) else EXIT_BAD_INPUT
+    except (InputFileError, ResultsError, OSError, UnicodeDecodeError, KeyError, TypeError) as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"{args.file} against {args.results} (adapter {r['adapter']}): {r['divergent']} divergences, "
+          f"{r['divergent'] - len(r['unlisted'])} listed, {len(r['unlisted'])} unlisted")
+    for p, ids in r["lines"]:
+        print(f"matches {len(ids)}: {p.where()} {p.glob}  e.g. {', '.join(ids[:SHOWN])}")
+    for p in r["unmatched"]:
+        print(f"matches nothing: {p.where()} {p.glob}")
+    for key, rec in r["unlisted"][:SHOWN]:
+        print(f"unlisted: {key}")
+    if len(r["unlisted"]) > SHOWN:
+        print(f"unlisted: … and {len(r['unlisted']) - SHOWN} more")
+    return EXIT_DIVERGED if r["unlisted"] else EXIT_OK
