@@ -19,10 +19,11 @@ from collections import Counter
 from pathlib import Path
 
 from contract.results import file_sha256
+from contract.vocabulary import READINGS
 
 from . import model as M
 
-CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences
+CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences, ops.*.readings
 PROFILE = "certify"
 EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
@@ -148,7 +149,9 @@ def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
     return {"counts": {v: c.get(v, 0) for v in M.VERDICTS},
             "clauses_met": met, "clauses_failed": sorted(charged, key=lambda cid: (m.clause_op(cid) != op, cid)),
             "clauses_inconclusive": inconclusive, "clauses_not_exercised": unreached,
-            "edge_cases_failed": edge, "listed_divergences": m.listed.get((op, adapter), 0)}
+            "edge_cases_failed": edge, "listed_divergences": m.listed.get((op, adapter), 0),
+            # conforming answers where the documents admit raising and a value: which reading was taken
+            "readings": {r: int(m.readings[(op, adapter)].get(r, 0)) for r in READINGS}}
 
 
 # ---- the digests (byte formats: docs/CERTIFY.md) -----------------------------------------------------

@@ -152,7 +152,7 @@ class Model:
     gap_examples: dict = field(default_factory=dict)       # (clause, adapter, kind) -> first outcome text
     conflicts: tuple = ()                                  # ConflictInfo, from the oracle's second reading
     conflict_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
-    readings: dict = field(default_factory=lambda: defaultdict(Counter))  # adapter -> {raises, returns}: n
+    readings: dict = field(default_factory=lambda: defaultdict(Counter))  # (op, adapter) -> {raises, returns}: n
     groups: dict = field(default_factory=dict)
     answers: dict = field(default_factory=dict)            # case_id -> {adapter: signature}
     case_ops: dict = field(default_factory=dict)           # case_id -> op
@@ -374,7 +374,7 @@ def add_record(m: Model, rec: dict):
     m.citations.update(clauses)
     reading = rec.get("reading")
     if reading in READINGS and verdict in CONFORMING:
-        m.readings[adapter][reading] += 1
+        m.readings[(op, adapter)][reading] += 1
     for c in {k.clause for k in m.conflicts} & set(clauses):
         m.conflict_outcomes[(c, adapter)][f"{verdict}: {reading or outcome_kind(rec)}"] += 1
     if verdict in DIVERGENT:

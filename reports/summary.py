@@ -106,7 +106,7 @@ def implementation(m: M.Model, a: str) -> dict:
     return {"library": a, "version": str(info.get("version", "")), "execution": str(info.get("execution", "")),
             "available": bool(info.get("available", True)), "reason": str(info.get("reason", "")),
             "totals": _counts(totals), "conforming_rate": _rate(totals), "gate": m.gate(adapter=a),
-            "readings": {r: int(m.readings[a].get(r, 0)) for r in READINGS},
+            "readings": {r: sum(int(m.readings[(op, a)].get(r, 0)) for op in m.ops) for r in READINGS},
             "ops": ops, "clauses": clauses}
 
 
