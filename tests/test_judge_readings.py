@@ -19,6 +19,15 @@ SET_EXAMPLE, _DOC = next((c, d) for c, d in doc_examples() if "ST-GAP-EXAMPLE" i
 SET_PRINTED = _DOC["self"]
 
 
+def _judged(case, exp, out, verdict, reading):
+    """judge() of a hand-made outcome, held to the verdict and reading the documents give it."""
+    v = judge(case, exp, out, A)
+    assert (v.verdict, v.reading) == (verdict, reading), (
+        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {case.label}; "
+        f"expectation {exp.summary()}")
+    return v
+
+
 def _returns_printed(exp, tweak=None):
     """What an implementation that does what the example shows returns (the printed values, the
     source's storage seen through self); `tweak` spoils one element."""
@@ -46,10 +55,7 @@ def test_set_example_admits_both_readings_and_nothing_else(outcome, verdict, rea
     out = {"printed": lambda: _returns_printed(exp), "wrong value": lambda: _returns_printed(exp, 1.0),
            "raises RuntimeError": lambda: Outcome.raised(RuntimeError("dtype differs")),
            "raises KeyError": lambda: Outcome.raised(KeyError("x"))}[outcome]()
-    v = judge(SET_EXAMPLE, exp, out, A)
-    assert (v.verdict, v.reading) == (verdict, reading), (
-        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {SET_EXAMPLE.label}; "
-        f"expectation {exp.summary()}")
+    v = _judged(SET_EXAMPLE, exp, out, verdict, reading)
     if verdict == "pass":
         assert any("took the reading" in n for n in v.notes), v.notes
     else:
@@ -91,10 +97,7 @@ def test_scatter_nd_add_dtype_admits_both_sentences_and_nothing_else(outcome, ve
            "raises TypeError": lambda: Outcome.raised(TypeError("dtype differs")),
            "raises RuntimeError": lambda: Outcome.raised(RuntimeError("cannot convert")),
            "raises ValueError": lambda: Outcome.raised(ValueError("x"))}[outcome]()
-    v = judge(SNA_INT8, exp, out, A)
-    assert (v.verdict, v.reading) == (verdict, reading), (
-        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {SNA_INT8.label}; "
-        f"expectation {exp.summary()}")
+    _judged(SNA_INT8, exp, out, verdict, reading)
 
 
 def test_scatter_nd_add_result_keeps_x_dtype():
@@ -128,10 +131,7 @@ def test_clip_element_of_another_dtype_admits_both_sentences(outcome, verdict, r
            "wrong value": lambda: Outcome.returned(out=value + 1, x=CLIP_X.copy()),
            "raises TypeError": lambda: Outcome.raised(TypeError("dtype")),
            "raises KeyError": lambda: Outcome.raised(KeyError("dtype"))}[outcome]()
-    v = judge(CLIP_INT16, exp, out, A)
-    assert (v.verdict, v.reading) == (verdict, reading), (
-        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {CLIP_INT16.label}; "
-        f"expectation {exp.summary()}")
+    _judged(CLIP_INT16, exp, out, verdict, reading)
 
 
 def test_clip_tensor_bound_of_another_dtype_is_the_same_precondition():
@@ -177,7 +177,4 @@ def test_set_offset_without_size_admits_typeerror_or_any_value(outcome, verdict,
            "returns": lambda: Outcome.returned(self=np.arange(3, dtype=np.float32),
                                                source_after_fill=np.arange(4, dtype=np.float32)),
            "raises KeyError": lambda: Outcome.raised(KeyError("x"))}[outcome]()
-    v = judge(ST_OFFSET_ONLY, exp, out, A)
-    assert (v.verdict, v.reading) == (verdict, reading), (
-        f"actual {v.verdict}/{v.reading}: {v.outcome}; expected {verdict}/{reading}; call {ST_OFFSET_ONLY.label}; "
-        f"expectation {exp.summary()}")
+    _judged(ST_OFFSET_ONLY, exp, out, verdict, reading)
