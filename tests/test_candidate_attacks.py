@@ -430,8 +430,10 @@ def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(
     write_corpus(str(corpus), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(labels)])
     out = tmp_path / "out"
     args = ["run", "--adapter", "bad_adapters:Hang", "--corpus", str(corpus), "--out", str(out), "--no-report"]
+    # PYTHONFAULTHANDLER: should the harness not exit, SIGABRT makes it print every thread's stack
     p = subprocess.Popen([sys.executable, "-m", "conform.cli", *args, "--jobs", "2", "--case-timeout", "120"],
-                         cwd=ROOT, env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         cwd=ROOT, env={**ENV, "PYTHONFAULTHANDLER": "1"}, text=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:      # both hanging cases in flight once "ok" is written
@@ -441,7 +443,13 @@ def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(
         time.sleep(0.5)
         t0 = time.monotonic()
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=30)
+        try:
+            _, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGABRT)
+            _, err = p.communicate(timeout=30)
+            pytest.fail(f"actual: no exit 30 s after Ctrl-C; expected: exit 130 within 2 s; the harness's "
+                        f"threads when aborted:\n{err[-8000:]}")
         took = time.monotonic() - t0
     finally:
         if p.poll() is None:
