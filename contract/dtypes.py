@@ -68,6 +68,12 @@ def holds(dt, v) -> bool:
     return bool(np.isfinite(cast(np.array(v, dtype=np.float64), dt)))
 
 
+def holds_exactly(dt, v) -> bool:
+    """Whether `dt` represents the Python number `v` without rounding (`holds`, and for a float dtype the
+    value itself: NaN and the infinities are exact)."""
+    return holds(dt, v) and (not is_float(dt) or not math.isfinite(v) or float(to_dtype(dt, v)) == v)
+
+
 def to_dtype(dt, v) -> np.ndarray:
     """The 0-d array of `v` in `dt` (round to nearest, ties to even, for floats: once, bfloat16 too). Call
     `holds` first for ints."""
@@ -96,16 +102,16 @@ def cast(a, dt) -> np.ndarray:
         return a.astype(dt, copy=False)
 
 
-def converts_exactly(a, dt) -> bool:
-    """Every value of `a` survives `cast` to `dt` and back (NaN to NaN; a NaN or an infinity into an
-    integer dtype does not)."""
-    a, dt = np.asarray(a), _as_dtype(dt)
+def converts_exactly(a, converted) -> bool:
+    """Every value of `a` survived the conversion that gave `converted` (its `cast` to another dtype):
+    cast back, each equals the original (NaN to NaN; a NaN or an infinity into an integer dtype does not)."""
+    a, converted = np.asarray(a), np.asarray(converted)
     with np.errstate(invalid="ignore", over="ignore"):
-        if is_float(a.dtype) and not is_float(dt) and not np.isfinite(a.astype(np.float64)).all():
+        if is_float(a.dtype) and not is_float(converted.dtype) and not np.isfinite(a.astype(np.float64)).all():
             return False
-        back = cast(cast(a, dt), a.dtype)
+        back = cast(converted, a.dtype)
     same = back == a
-    if is_float(a.dtype) and is_float(dt):
+    if is_float(a.dtype) and is_float(converted.dtype):
         same |= np.isnan(a.astype(np.float64)) & np.isnan(back.astype(np.float64))
     return bool(np.all(same))
 

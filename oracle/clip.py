@@ -1,9 +1,10 @@
 """pypto clip: y = min(max(x, lo), hi) with pypto's bound kinds and dtype rules (seed pypto.clip.txt).
 
-Readings the document leaves to the oracle: documented errors (CL-SAME-KIND, a Tensor bound of another
-dtype) are decided before the domain (dtype, rank) is; an Element bound of another dtype may be refused or
-accepted (clip.conflict.1: "raises, or returns the formula's value"); NaN in x with no NaN bound at that element is CL-GAP-NAN-X (natural:
-NaN propagates); a BF16 input with any bound is CL-GAP-BF16 (scalars become BF16 Elements, which the bound
+Readings the document leaves to the oracle: clip documents no error; its "must"s (CL-SAME-KIND, CL-BOUND-DTYPE,
+CL-DTYPE, CL-RANK) are preconditions, "raises, or returns the formula's value" (docs/SPEC.md,
+"Preconditions"; an Element of another dtype is also clip.conflict.1), the value open only where a bound the
+input's dtype cannot hold decides an element; NaN in x with no NaN bound at that element is CL-GAP-NAN-X
+(natural: NaN propagates); a BF16 input with any bound is CL-GAP-BF16 (scalars become BF16 Elements, which the bound
 list lacks); a scalar bound the input dtype cannot hold is CL-GAP-CAST.  The result compares exactly, with
 the sign of zero reported (max(-0.0, 0.0) is left open by the formula).
 """
@@ -15,7 +16,8 @@ from typing import Optional
 
 import numpy as np
 
-from contract.dtypes import cast, dtype_from_name, dtype_name, holds, is_float, is_int, is_number, to_dtype
+from contract.dtypes import (cast, dtype_from_name, dtype_name, holds, holds_exactly, is_float, is_int, is_number,
+                             to_dtype)
 from . import kernels
 from .errors import Open, value_reading
 from .readings.clip import READING
@@ -173,9 +175,7 @@ def _exact_in(b, dt) -> bool:
     if b.kind == "tensor":
         return b.value.dtype == dt
     v = b.value.item() if isinstance(b.value, np.generic) else b.value
-    if not is_number(v):
-        return False
-    return not math.isfinite(v) or (holds(dt, v) and float(to_dtype(dt, v)) == v)
+    return is_number(v) and holds_exactly(dt, v)
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,13 @@ class Open:
         """The clauses noted so far, in order."""
         return tuple(c for c, _, _ in self.items)
 
+    @property
+    def accepted_classes(self) -> tuple:
+        """The classes the readings that refuse admit: the union of the acceptance notes' classes, () (any
+        class) where one of them names none."""
+        named = [it[2] for it in self.items if it[2] is not None]
+        return () if any(not c for c in named) else tuple(dict.fromkeys(c for cs in named for c in cs))
+
     def raise_if_any(self, natural=None, clauses=()):
         if not self.items:
             return
@@ -101,9 +108,7 @@ class Open:
         every = (*dict.fromkeys(c for c, _, _ in self.items), *clauses)
         if value_open:
             raise Unspecified(first[0], message, clauses=every, natural=natural)
-        classes = () if any(not it[2] for it in self.items) else tuple(dict.fromkeys(
-            c for it in self.items for c in it[2]))
-        raise Either(first[0], message, natural or {}, classes=classes, clauses=every)
+        raise Either(first[0], message, natural or {}, classes=self.accepted_classes, clauses=every)
 
 
 def value_reading(solve, *args, **kwargs):

@@ -85,13 +85,14 @@ def _values(self_, index, src, value, value_form, op):
             if not is_float(self_.dtype):
                 op.raise_if_any()
         return np.broadcast_to(to_dtype(self_.dtype, value), index.shape)
+    used = src[tuple(slice(0, n) for n in index.shape)]
+    with np.errstate(all="ignore"):     # the natural value of a mismatched src dtype is NumPy's cast
+        vals = cast(used, self_.dtype)
     if src.dtype != self_.dtype:
         # accepted, src's values land in self's dtype: fixed where they convert exactly, open where not
-        used = src[tuple(slice(0, n) for n in index.shape)]
-        note = op.note_accept if converts_exactly(used, self_.dtype) else op.note
+        note = op.note_accept if converts_exactly(used, vals) else op.note
         note("SC-GAP-DTYPE", f"src dtype {src.dtype} differs from self {self_.dtype}")
-    with np.errstate(all="ignore"):     # the natural value of a mismatched src dtype is NumPy's cast
-        return cast(src[tuple(slice(0, n) for n in index.shape)], self_.dtype)
+    return vals
 
 
 def _targets(shape, dim, index):

@@ -83,7 +83,7 @@ def _converted(x, updates, wrong_shape, op, clauses):
         raise SpecError("SNA-DTYPE", (*DTYPE_ERRORS, "ValueError"), f"{what}, and updates' shape is wrong "
                         "too (the documents do not order the two checks)", clauses)
     converted = cast(updates, x.dtype)
-    if converts_exactly(updates, x.dtype):
+    if converts_exactly(updates, converted):
         op.note_accept("SNA-DTYPE", f"{what}: TypeError (SNA-DTYPE), or updates converted to {x.dtype} "
                                     "(SNA-CONVERT)", DTYPE_ERRORS)
     else:

@@ -238,7 +238,8 @@ def solve(target, kind, storage, src_view, args, probe=None, other_device=False)
         # a documented error after an argument form one reading refuses: refusing it raises that reading's
         # class (TypeError) instead, so both classes conform
         if e.classes and accept:
-            e.classes = tuple(dict.fromkeys((*e.classes, *(c for _, _, cs in accept.items for c in cs or ()))))
+            more = accept.accepted_classes
+            e.classes = tuple(dict.fromkeys((*e.classes, *more))) if more else ()
             e.clauses = tuple(dict.fromkeys((*e.clauses, *accept.clauses)))
         raise
     before = np.array(self_, copy=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contract.codec import CodecError
-from contract.dtypes import cast, dtype_name, holds, is_float, is_number, to_dtype
+from contract.dtypes import cast, dtype_name, holds, holds_exactly, is_float, is_number, to_dtype
 from .errors import Either, Open, SpecError, Unspecified, value_reading
 from .readings.setitem import READING
 from contract.expectation import EXACT, ExpectedArray
@@ -218,17 +218,16 @@ def _scalar_value(target, axes, value, op, clauses):
     value = value.item() if isinstance(value, np.generic) else value
     # SI-FLOATSCALAR ("not supported for now") and SI-VAL-S's DT_INT32-only target name no consequence:
     # refused with any class, or accepted with the element set to the value, where the target holds it exactly
-    exact = is_number(value) and _holds_exactly(target.dtype, value)
+    exact = is_number(value) and holds_exactly(target.dtype, value)
     note = op.note_accept if exact else op.note
+    int32_target = dtype_name(target.dtype) in DTYPES["scalar_target"]
     if isinstance(value, float):
         note("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
     elif not is_number(value):
         op.note("SI-VAL-S", f"scalar {value!r} is not an int")
-    elif dtype_name(target.dtype) not in DTYPES["scalar_target"]:
-        note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
-    elif not holds(target.dtype, value):
+    elif int32_target and not holds(target.dtype, value):
         op.note("SI-GAP-DTYPE", f"{value} does not fit int32")
-    if isinstance(value, float) and dtype_name(target.dtype) not in DTYPES["scalar_target"]:
+    if is_number(value) and not int32_target:
         note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
     if any(kind == "slice" for kind, _, _ in axes):
         op.note("SI-VAL-S", "a scalar value with a key that selects a region, not one element")
@@ -237,13 +236,6 @@ def _scalar_value(target, axes, value, op, clauses):
     out = target.copy()
     out[_numpy_key(axes, None)] = to_dtype(target.dtype, value)
     return out
-
-
-def _holds_exactly(dt, value) -> bool:
-    """`dt` represents the Python number `value` exactly (no rounding, no overflow)."""
-    if not holds(dt, value):
-        return False
-    return not is_float(dt) or float(to_dtype(dt, value)) == value or value != value
 
 
 def _numpy_natural(target, key, value):
