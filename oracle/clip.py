@@ -196,7 +196,7 @@ def _foreign_element(b, x, name, op, clauses):
         op.note("CL-BOUND-TYPES", f"{name}={v!r} is not an int or a float")
         return False
     v = v.item() if isinstance(v, np.generic) else v
-    if not (isinstance(v, float) and not math.isfinite(v)) and not holds(b.dtype, v):
+    if not holds(b.dtype, v):      # (a float dtype holds NaN and the infinities; an integer one does not)
         op.note("CL-GAP-CAST", f"{name}={v!r} is not representable in its Element's {b.dtype}")
         return False
     return _foreign(to_dtype(b.dtype, v), x, name, op, clauses, f"Element of {b.dtype}")
