@@ -151,6 +151,7 @@ class Model:
     gap_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> kind counts
     gap_examples: dict = field(default_factory=dict)       # (clause, adapter, kind) -> first outcome text
     conflicts: tuple = ()                                  # ConflictInfo, from the oracle's second reading
+    conflict_clauses: frozenset = frozenset()              # their clauses (each record is checked against them)
     conflict_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
     readings: dict = field(default_factory=lambda: defaultdict(Counter))  # (op, adapter) -> {raises, returns}: n
     groups: dict = field(default_factory=dict)
@@ -279,6 +280,7 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
     """
     m = Model(catalogue=clause_catalogue() if catalogue is None else catalogue)
     m.conflicts = conflict_catalogue() if catalogue is None else ()
+    m.conflict_clauses = frozenset(c.clause for c in m.conflicts)
     m.verdict_lines = [] if keep_verdicts else None
     m.kinds = {c: i.kind for c, i in m.catalogue.items()}
     seen_keys = set()
@@ -375,7 +377,7 @@ def add_record(m: Model, rec: dict):
     reading = rec.get("reading")
     if reading in READINGS and verdict in CONFORMING:
         m.readings[(op, adapter)][reading] += 1
-    for c in {k.clause for k in m.conflicts} & set(clauses):
+    for c in m.conflict_clauses.intersection(clauses):
         m.conflict_outcomes[(c, adapter)][f"{verdict}: {reading or outcome_kind(rec)}"] += 1
     if verdict in DIVERGENT:
         m.failing_citations.update((c, adapter) for c in clauses)
