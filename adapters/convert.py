@@ -119,35 +119,26 @@ def call_args(case, tensors=None):
     return spec(case.op).decode(case, tensors)
 
 
-def key(case, tensors):
-    """The setitem key as the user writes it, tensor refs replaced by framework tensors."""
-    return call_args(case, tensors).key
+def bound(call, which, make_element):
+    """clip's `min`/`max` of a decoded call as the framework's user passes it: None, the bound tensor, an
+    Element made by `make_element(value, dtype_name)` (a 0-d tensor of that dtype), or the Python scalar."""
+    b = getattr(call, which)
+    return None if b is None else b.pass_as(element=make_element)
 
 
-def set_kwargs(case) -> dict:
-    # Passed iff present and exactly as given (docs/SPEC.md): wrong types are cases too.
-    return call_args(case).kwargs
+def set_source(call, make_storage, make_view, source=None):
+    """(the source object passed to set_, the tensor whose values are read back after the probe), for a
+    decoded set_ call; `source` replaces call.source (torch moves it to another device first).
 
-
-def clip_bound(case, tensors, which, make_element):
-    """clip's `min`/`max` as the framework's user passes it: None, the bound tensor, an Element made by
-    `make_element(value, dtype_name)` (a 0-d tensor of that dtype), or the Python scalar itself."""
-    bound = getattr(call_args(case, tensors), which)
-    return None if bound is None else bound.pass_as(element=make_element)
-
-
-def set_source(case, tensors, make_storage, make_view):
-    """(the source object passed to set_, the tensor whose values are read back after the probe).
-
-    kind `storage`: a Storage over inputs.source, re-read as the whole 1-D storage;
-    kind `tensor`: inputs.source, or the view params.source_view describes over it.
+    kind `storage`: a Storage over the source, re-read as the whole 1-D storage;
+    kind `tensor`: the source, or the view call.view describes over it.
     """
-    a = call_args(case, tensors)
-    if a.kind == "none":
+    if call.kind == "none":
         return None, None
-    if a.kind == "storage":
-        return make_storage(a.source), a.source
-    if a.view is None:
-        return a.source, a.source
-    src = make_view(a.source, a.view.offset, a.view.size, a.view.stride)
+    base = call.source if source is None else source
+    if call.kind == "storage":
+        return make_storage(base), base
+    if call.view is None:
+        return base, base
+    src = make_view(base, call.view.offset, call.view.size, call.view.stride)
     return src, src

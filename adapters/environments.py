@@ -21,6 +21,8 @@ import sys
 
 from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE
 
+from .registry import split_construction
+
 try:
     import tomllib
 except ImportError:         # Python 3.10
@@ -109,7 +111,6 @@ def choose(name: str, overrides=None, cwd=None, files=None) -> tuple:
 
     `files`: configured(cwd), when the caller has read them already.  A construction variant
     (NAME@WAY) runs where NAME runs."""
-    from .registry import split_construction
     name = split_construction(name)[0]
     if overrides and name in overrides:
         return overrides[name], "--python"
@@ -123,7 +124,7 @@ def choose(name: str, overrides=None, cwd=None, files=None) -> tuple:
 def interpreter_for(name: str, overrides=None, cwd=None, files=None) -> str:
     """The interpreter that runs adapter `name`'s worker (checked: an executable file).  The one place
     that decides it: the run session (conform run, certify, verify, pytest), certify's probe and
-    registry.available_adapters (conform adapters) all ask here.
+    catalog.available_adapters (conform adapters) all ask here.
 
     Raises InterpreterError: exit 3 for a bad config file, exit 5 for a path that is no interpreter."""
     python, where = choose(name, overrides, cwd, files)

@@ -23,13 +23,13 @@ from contract.dtypes import is_float, is_number, to_dtype
 
 from . import convert, repro as R
 from .base import RETURNED, Outcome
-from .pinned import PinnedAdapter
+from .mapping import FrameworkAdapter, OpMap
 from .convert import from_ms, ms_dtype, to_ms
 
 PIN = "2.10.0"
 
 
-class MindsporeAdapter(PinnedAdapter):
+class MindsporeAdapter(FrameworkAdapter):
     name = "mindspore"
     excludes = ("scatter/not-applicable/* ~ ops.tensor_scatter_elements takes no scalar value :: "
                 "the out-of-place scatter takes a src tensor only; a scalar value has no out-of-place call",
@@ -66,137 +66,89 @@ class MindsporeAdapter(PinnedAdapter):
         # with the process.  In-process, nothing else collects them.
         self._capture = None if os.environ.get("CONFORM_WORKER") else FdCapture(2)
 
-    @property
-    def ops(self) -> tuple:
-        return tuple(_RUNNERS)
-
-    def native_api(self, op: str, case=None) -> str:
-        p = case.params if case is not None else {}
-        if op == "scatter":
-            return "mindspore.Tensor.scatter_" if p.get("inplace") else "mindspore.ops.tensor_scatter_elements"
-        return {"setitem": "mindspore.Tensor.__setitem__", "clip": "mindspore.ops.clamp",
-                "scatter_nd_add": "mindspore.ops.scatter_nd_add(Parameter)",
-                "set_": "mindspore.Tensor.set_ (probe written with Tensor.copy_, else self[:] or self[()] = probe)"}.get(op, op)
-
-    def run(self, case) -> Outcome:
+    def framework(self):
         if self._ms is None:
             self.setup()
-        api = self.native_api(case.op, case)
-        with (self._capture or contextlib.nullcontext()) as cap:
-            try:
-                with convert.building(self.construction):
-                    outcome = self._run(case)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as e:      # the framework's failure is the result, whatever it is
-                outcome = Outcome.raised(e)
+        return self._ms
+
+    def tensor(self, array):
+        return to_ms(array)
+
+    def tensor_maker(self, construction):
+        return _tensor_maker(construction)
+
+    def guard(self):
+        self.framework()
+        return self._capture or contextlib.nullcontext()
+
+    def finish(self, outcome, capture):
         if outcome.kind == "raised":
-            if cap is not None:
-                outcome.stderr = error_lines(cap.text)
+            if capture is not None:
+                outcome.stderr = error_lines(capture.text)
             outcome.message = _strip_rules(outcome.message)
-        outcome.native_api = api
         return outcome
-
-    def _run(self, case) -> Outcome:
-        return _RUNNERS[case.op](self._ms, case)
-
-    def repro(self, case, expectation=None) -> str:
-        return _repro(case, expectation, self.native_api(case.op, case), variant=False, construction=self.construction)
 
 
 class MindsporeVariantAdapter(MindsporeAdapter):
     """The second native API mindspore offers for clip and scatter, reported on its own."""
     name = "mindspore-variants"
-    ops = ("clip", "scatter")
     excludes = ("scatter/not-applicable/* ~ ops.scatter is out of place :: "
                 "ops.scatter has no in-place form; inplace=True cases are mindspore's (Tensor.scatter_)",)
 
-    def native_api(self, op: str, case=None) -> str:
-        return {"clip": "mindspore.ops.clip_by_value", "scatter": "mindspore.ops.scatter"}.get(op, op)
 
-    def _run(self, case) -> Outcome:
-        if case.op == "clip":
-            return _clip(self._ms, case, self._ms.ops.clip_by_value)
-        if case.op == "scatter":
-            return _scatter_variant(self._ms, case)
-        return Outcome.not_applicable(f"{self.name} maps only {', '.join(self.ops)}")
+# ---- one row per op: the call on mindspore's own tensors, read back from the original objects ------------
 
-    def repro(self, case, expectation=None) -> str:
-        return _repro(case, expectation, self.native_api(case.op, case), variant=True, construction=self.construction)
-
-
-# ---- one function per op: convert, call, read back the original objects -----------------------
-
-def _inputs(case):
-    return {k: to_ms(v) for k, v in case.inputs.items()}
-
-
-def _setitem(ms, case):
-    a = convert.call_args(case, _inputs(case))
+def _setitem(ms, a):
     a.target[a.key] = a.value
     return Outcome.returned(target=from_ms(a.target))
 
 
-def _bound(ms, case, t, which):
-    return convert.clip_bound(case, t, which, lambda v, dt: ms.Tensor(v, dtype=ms_dtype(dt)))
+def _clip_with(name):
+    def run(ms, a):
+        def element(v, dt):
+            return ms.Tensor(v, dtype=ms_dtype(dt))
+        out = getattr(ms.ops, name)(a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
+        return Outcome.returned(out=from_ms(out), x=from_ms(a.x))
+    return run
 
 
-def _clip(ms, case, fn=None):
-    t = _inputs(case)
-    x = t["x"]
-    out = (fn or ms.ops.clamp)(x, _bound(ms, case, t, "min"), _bound(ms, case, t, "max"))
-    return Outcome.returned(out=from_ms(out), x=from_ms(x))
-
-
-def _scatter(ms, case):
-    t = _inputs(case)
-    self_, p = t["input"], case.params
-    src = t["src"] if "src" in t else p["value"]
-    if p.get("inplace"):
-        out = self_.scatter_(p["dim"], t["index"], src)
-    elif "src" in t:
-        out = ms.ops.tensor_scatter_elements(self_, t["index"], src, axis=p["dim"])
+def _scatter(ms, a):
+    if a.inplace:
+        out = a.input.scatter_(a.dim, a.index, a.src_or_value)
+    elif a.src is not None:
+        out = ms.ops.tensor_scatter_elements(a.input, a.index, a.src, axis=a.dim)
     else:
         return Outcome.not_applicable(
             "ops.tensor_scatter_elements takes no scalar value (mindspore-variants runs ops.scatter)")
-    return Outcome.returned(out=from_ms(out), input=from_ms(self_))
+    return Outcome.returned(out=from_ms(out), input=from_ms(a.input))
 
 
-def _scatter_variant(ms, case):
-    p = case.params
-    if p.get("inplace"):
+def _scatter_variant(ms, a):
+    if a.inplace:
         return Outcome.not_applicable("ops.scatter is out of place (mindspore runs Tensor.scatter_)")
-    t = _inputs(case)
-    self_ = t["input"]
-    src = t["src"] if "src" in t else p["value"]
-    out = ms.ops.scatter(self_, p["dim"], t["index"], src)
-    return Outcome.returned(out=from_ms(out), input=from_ms(self_))
+    out = ms.ops.scatter(a.input, a.dim, a.index, a.src_or_value)
+    return Outcome.returned(out=from_ms(out), input=from_ms(a.input))
 
 
-def _scatter_nd_add(ms, case):
-    t = _inputs(case)
-    x = ms.Parameter(t["x"], name="x")
-    args = [x, t["indices"], t["updates"]]
-    if "use_locking" in case.params:
-        args.append(case.params["use_locking"])
-    out = ms.ops.scatter_nd_add(*args)
+def _scatter_nd_add(ms, a):
+    x = ms.Parameter(a.x, name="x")
+    out = ms.ops.scatter_nd_add(x, a.indices, a.updates, *((a.use_locking,) if a.lock_given else ()))
     return Outcome.returned(out=from_ms(out), x=from_ms(x))
 
 
-def _set_(ms, case):
-    if case.params.get("source_device") == "other" and case.params.get("source_kind", "none") != "none":
+def _set_(ms, a):
+    if a.other_device and a.kind != "none":
         # mindspore places tensors on the device set with set_device; this machine has only the CPU
         return Outcome.not_applicable("mindspore has no second device on this CPU-only machine")
-    t = _inputs(case)
-    target, p = t["target"], case.params
-    source, reread = convert.set_source(case, t, lambda b: b.untyped_storage(), _ms_view)
-    target.set_(*(() if source is None else (source,)), **convert.set_kwargs(case))
+    target = a.target
+    source, reread = convert.set_source(a, lambda b: b.untyped_storage(), _ms_view)
+    target.set_(*(() if source is None else (source,)), **a.kwargs)
     why = convert.unreadable(target.shape)
     if why:
         return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")
     arrays = {"self": from_ms(target)}
-    if source is not None and "probe" in p:
-        reread_after = _probe(ms, target, arrays["self"], p["probe"], reread)
+    if source is not None and a.probe is not None:
+        reread_after = _probe(ms, target, arrays["self"], a.probe, reread)
         if reread_after is not None:
             arrays["source_after_fill"] = reread_after
     return Outcome.returned(**arrays)
@@ -287,10 +239,6 @@ def error_lines(text: str, limit: int = 4000) -> str:
     return "\n".join(lines)[:limit]
 
 
-_RUNNERS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
-            "scatter_nd_add": _scatter_nd_add, "set_": _set_}
-
-
 # ---- repro snippets in mindspore's own syntax ----------------------------------------------
 
 _IMPORTS = ["import mindspore", "from mindspore import Parameter, Tensor, ops",
@@ -301,13 +249,6 @@ TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
             "        import ml_dtypes",
             "        return t.contiguous().view(mindspore.int16).asnumpy().view(ml_dtypes.bfloat16)",
             "    return t.asnumpy()"]
-
-
-def _repro(case, expectation, native_api, variant, construction=""):
-    call, after, show, outputs = _repro_parts(case, variant)
-    return R.compose(case, expectation, title=native_api, imports=_IMPORTS, setup=TO_NUMPY,
-                     inputs=R.input_lines(case, _tensor_maker(construction)), call=call, after=after, show=show,
-                     outputs=outputs)
 
 
 def _tensor_maker(construction):
@@ -326,48 +267,55 @@ def _element(v, dt):
     return f"Tensor({R.scalar_text(v)}, dtype=mindspore.{dt})"
 
 
-def _repro_parts(case, variant):
-    """(call lines, read-back lines, print lines, output name -> NumPy expression)."""
-    p = case.params
-    if case.op == "setitem":
-        return [R.setitem_statement(case)], [], ["print(target)"], {"target": "to_numpy(target)"}
-    if case.op == "clip":
-        fn = "ops.clip_by_value" if variant else "ops.clamp"
+def _setitem_repro(case, a):
+    return [R.setitem_statement(case)], [], ["print(target)"], {"target": "to_numpy(target)"}
+
+
+def _clip_repro_with(name):
+    def parts(case, a):
         lo, hi = R.clip_bound_texts(case, _element)
-        return [f"out = {fn}(x, {lo}, {hi})"], [], ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"}
-    if case.op == "scatter":
-        dim, index, src = R.scatter_arg_texts(case)
-        if variant:
-            call = f"ops.scatter(input, {dim}, {index}, {src})"
-        elif p.get("inplace"):
-            call = f"input.scatter_({dim}, {index}, {src})"
-        else:
-            call = f"ops.tensor_scatter_elements(input, {index}, {src}, axis={dim})"
-        return [f"out = {call}"], [], ["print(out, input)"], {"out": "to_numpy(out)", "input": "to_numpy(input)"}
-    if case.op == "scatter_nd_add":
-        return (['x = Parameter(x, name="x")', f"out = ops.scatter_nd_add({', '.join(R.scatter_nd_add_arg_texts(case))})"],
-                [], ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
-    return _set_parts(case)
+        return ([f"out = ops.{name}(x, {lo}, {hi})"], [], ["print(out, x)"],
+                {"out": "to_numpy(out)", "x": "to_numpy(x)"})
+    return parts
 
 
-def _set_parts(case):
-    p = case.params
-    kind = p.get("source_kind", "none")
+def _scatter_parts(call):
+    return [f"out = {call}"], [], ["print(out, input)"], {"out": "to_numpy(out)", "input": "to_numpy(input)"}
+
+
+def _scatter_repro(case, a):
+    dim, index, src = R.scatter_arg_texts(case)
+    if a.inplace:
+        return _scatter_parts(f"input.scatter_({dim}, {index}, {src})")
+    return _scatter_parts(f"ops.tensor_scatter_elements(input, {index}, {src}, axis={dim})")
+
+
+def _scatter_variant_repro(case, a):
+    dim, index, src = R.scatter_arg_texts(case)
+    return _scatter_parts(f"ops.scatter(input, {dim}, {index}, {src})")
+
+
+def _scatter_nd_add_repro(case, a):
+    return (['x = Parameter(x, name="x")', f"out = ops.scatter_nd_add({', '.join(R.scatter_nd_add_arg_texts(case))})"],
+            [], ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
+
+
+def _set_repro(case, a):
     call, src = [], "source"
-    if kind == "storage":
+    if a.kind == "storage":
         call.append("src = source.untyped_storage()")
         src = "src"
-    elif convert.call_args(case).view is not None:
-        v = convert.call_args(case).view
+    elif a.view is not None:
+        v = a.view
         call += ["base = source   # mindspore has no as_strided: set_ puts the view over the storage",
                  "source = Tensor(np.zeros(0), dtype=base.dtype)",
                  f"source.set_(base.untyped_storage(), {v.offset!r}, {list(v.size)!r}, {list(v.stride)!r})"]
     call.append(f"target.set_({R.set_arg_text(case, src)})")
     after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
     outputs = {"self": "self_"}
-    if kind != "none" and "probe" in p:
+    if a.kind != "none" and a.probe is not None:
         # fill_ has no CPU kernel in 2.10; copy_ misses some views, where an index write lands (adapter's _probe)
-        probe = R.scalar_text(p["probe"])
+        probe = R.scalar_text(a.probe)
         after += [f"full = np.full(self_.shape, {probe}, self_.dtype)",
                   "source_after_fill = None",
                   "for write in (lambda: target.copy_(Tensor(full)),",
@@ -381,3 +329,21 @@ def _set_parts(case):
                   "        break"]
         outputs["source_after_fill"] = "source_after_fill"
     return call, after, ["print(self_)"], outputs
+
+
+# The tables: each op an adapter maps, with its call, its native API and its repro (adapters/mapping.py).
+MindsporeAdapter.TABLE = {
+    "setitem": OpMap("mindspore.Tensor.__setitem__", _setitem, _setitem_repro),
+    "clip": OpMap("mindspore.ops.clamp", _clip_with("clamp"), _clip_repro_with("clamp")),
+    "scatter": OpMap("mindspore.ops.tensor_scatter_elements", _scatter, _scatter_repro,
+                     lambda a: "mindspore.Tensor.scatter_" if a.inplace else "mindspore.ops.tensor_scatter_elements"),
+    "scatter_nd_add": OpMap("mindspore.ops.scatter_nd_add(Parameter)", _scatter_nd_add, _scatter_nd_add_repro),
+    "set_": OpMap("mindspore.Tensor.set_ (probe written with Tensor.copy_, else self[:] or self[()] = probe)",
+                  _set_, _set_repro),
+}
+MindsporeVariantAdapter.TABLE = {
+    "clip": OpMap("mindspore.ops.clip_by_value", _clip_with("clip_by_value"), _clip_repro_with("clip_by_value")),
+    "scatter": OpMap("mindspore.ops.scatter", _scatter_variant, _scatter_variant_repro),
+}
+MindsporeAdapter.REPRO_IMPORTS = MindsporeVariantAdapter.REPRO_IMPORTS = tuple(_IMPORTS)
+MindsporeAdapter.REPRO_SETUP = MindsporeVariantAdapter.REPRO_SETUP = tuple(TO_NUMPY)

@@ -41,9 +41,8 @@ from typing import Optional, Protocol
 from . import proctree, sandbox, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
-from .registry import AdapterError, AdapterInfo
+from .registry import AdapterError, AdapterInfo, load, resolve
 from . import settings
-from .worker import read_capped
 
 DEFAULT_CASE_TIMEOUT = 60.0
 # The most an adapter's own case_timeout is taken for: a candidate that declares 1e12 s would hold a run for
@@ -98,7 +97,6 @@ class InProcessHandle:
     isolated = False
 
     def __init__(self, spec: str):
-        from .registry import load
         self.spec = spec
         self._queue = deque()
         self.adapter = load(spec)
@@ -197,7 +195,8 @@ class WorkerHandle:
         h = self.hello
         return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
                            execution=h["execution"], python=h["python"], python_version=h["python_version"],
-                           numpy=h["numpy"], excludes=tuple(h.get("excludes", ())))
+                           numpy=h["numpy"], excludes=tuple(h.get("excludes", ())),
+                           constructions=tuple(h.get("constructions", ())))
 
     # ---- process management -------------------------------------------------------------
     def _start(self) -> dict:
@@ -504,7 +503,7 @@ class WorkerHandle:
         return Outcome(CRASHED, signal=None, stderr=stderr, message=f"worker exited with status {rc}")
 
     def _stderr(self) -> str:
-        return read_capped(self._err) if self._err is not None else ""
+        return wire.read_capped(self._err) if self._err is not None else ""
 
     def _describe(self, case, expectation=None):
         key = (case.id, expectation is not None)
@@ -548,7 +547,6 @@ def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT) -> Adap
     What the adapter is (its files and packages, for a certificate) is not asked of it: the harness
     measures that from the spec (adapters.identity.measure).
     """
-    from .registry import resolve
     try:
         target = resolve(spec)
     except AdapterError as e:

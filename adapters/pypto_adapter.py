@@ -25,18 +25,26 @@ import time
 
 from .base import CRASHED, RAISED, TIMED_OUT, Adapter, Outcome
 from .convert import to_torch
+from .mapping import OpMap, native_name, unmapped
 from .pypto_runtime import calculator, kernels, patches, readback
 from .pypto_runtime.capture import capture_output
 from .pypto_runtime.isolate import HangLimit, call_in_child
 
 EXECUTION = "pypto 0.2.0, tensor-graph interpreter on CPU"
-NATIVE = {"setitem": "pypto.Tensor.__setitem__", "clip": "pypto.clip", "scatter": "pypto.scatter"}
+# The one table: each op pypto maps, with its native API; its row builds the kernel, which is both the call
+# and the repro (adapters/mapping.py).
+TABLE = {
+    "setitem": OpMap("pypto.Tensor.__setitem__", kernels.plan_setitem, kernels.plan_setitem),
+    "clip": OpMap("pypto.clip", kernels.plan_clip, kernels.plan_clip),
+    "scatter": OpMap("pypto.scatter", kernels.plan_scatter, kernels.plan_scatter,
+                     lambda a: "pypto.Tensor.scatter_" if a.inplace else "pypto.scatter"),
+}
 
 
 class PyptoAdapter(Adapter):
     name = "pypto"
     execution = EXECUTION
-    ops = tuple(NATIVE)
+    ops = tuple(TABLE)
     excludes = ("*/not-applicable/* ~ pypto has no data type for :: pypto has no data type for the input's dtype",
                 "*/not-applicable/* ~ not observable on the CPU interpreter :: "
                 "the CPU interpreter cannot carry these tensors; what pypto does with them on an NPU is not seen here")
@@ -65,9 +73,7 @@ class PyptoAdapter(Adapter):
         return (False, reason) if reason else (True, "")
 
     def native_api(self, op: str, case=None) -> str:
-        if case is not None and op == "scatter" and case.params.get("inplace"):
-            return "pypto.Tensor.scatter_"
-        return NATIVE.get(op, op)
+        return native_name(TABLE, op, case)
 
     def setup(self) -> None:
         if self._pypto is not None:
@@ -105,10 +111,10 @@ class PyptoAdapter(Adapter):
         return outcome
 
     def _run(self, case) -> Outcome:
-        if case.op not in NATIVE:
-            return Outcome.not_applicable(f"pypto has no mapping for {case.op}")
+        if case.op not in TABLE:
+            return unmapped(self, case.op)
         try:
-            plan = kernels.plan(case)
+            plan = kernels.plan(case, TABLE[case.op].run)
         except kernels.NoMapping as e:
             return Outcome.not_applicable(str(e))
         try:
@@ -187,7 +193,9 @@ class PyptoAdapter(Adapter):
         file, so it cannot run from `python -c`).  Every file pypto writes goes to a temporary folder."""
         from .repro import array_literal, compose, header_comment
         try:
-            plan = kernels.plan(case)
+            if case.op not in TABLE:
+                raise kernels.NoMapping(f"pypto has no mapping for {case.op}")
+            plan = kernels.plan(case, TABLE[case.op].repro)
         except kernels.NoMapping as e:
             return f"{header_comment(case)}\n# not applicable to pypto: {e}\n"
         setup = [f"# {EXECUTION}: there is no NPU here, so the kernel runs through pypto's pass-verify",

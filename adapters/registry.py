@@ -5,6 +5,8 @@ import importlib
 from dataclasses import dataclass
 from importlib import metadata
 
+from .base import Adapter
+
 GROUP = "tensor_conformance.adapters"
 
 # The built-in adapters, so they are found from a plain checkout that was never pip-installed.
@@ -23,7 +25,7 @@ class AdapterError(LookupError):
 
 @dataclass
 class AdapterInfo:
-    """What a worker said about an adapter when asked (adapters.pool.probe)."""
+    """What a worker said about an adapter when asked (adapters.pool.probe, adapters.catalog)."""
     name: str
     spec: str               # what loads it: module:Class
     version: str
@@ -36,6 +38,7 @@ class AdapterInfo:
     numpy: str = ""         # the NumPy version in that interpreter
     identity: dict = None   # conform certify: what the harness measured of it (adapters/identity.py)
     excludes: tuple = ()    # its declared exclusions (adapters.base.Adapter.excludes)
+    constructions: tuple = ()   # the ways it builds its inputs, its default first (adapters.base.Adapter)
 
 
 def known() -> dict:
@@ -93,7 +96,6 @@ def load_class(spec: str):
 
 def load(spec: str):
     """An adapter instance for a name, an entry point name or module:Class (setup() not yet called)."""
-    from .base import Adapter
     cls = load_class(spec)
     if not (isinstance(cls, type) and issubclass(cls, Adapter)):
         raise AdapterError(f"adapter {spec!r}: {cls!r} is not a subclass of adapters.base.Adapter")
@@ -108,32 +110,3 @@ def load(spec: str):
         if how != a.constructions[0]:
             a.name = f"{a.name}@{how}"      # a second construction is reported as an adapter of its own
     return a
-
-
-def info(spec: str, python: str = None) -> AdapterInfo:
-    """What `conform adapters` prints for one adapter, asked of a worker: the candidate's module is
-    never imported in this process.  Never raises for an adapter that is missing or broken."""
-    from .pool import probe     # the pool imports this module
-    return probe(spec, python=python)
-
-
-def available_adapters(pythons=None, cwd=None) -> list:
-    """info() of every known adapter, sorted by name, each asked under the interpreter that runs it
-    (adapters.environments: `pythons` from --python, conform.toml, pyproject.toml, setup.sh's
-    environments); the workers are asked side by side.  An interpreter that cannot serve makes its
-    adapter unavailable, with the reason; a config file that cannot be read raises InterpreterError."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .environments import InterpreterError, configured, interpreter_for
-    names = sorted(known())
-    files = configured(cwd)
-
-    def one(name):
-        try:
-            python = interpreter_for(name, pythons, files=files)
-        except InterpreterError as e:
-            return AdapterInfo(name, resolve(name), "", False, str(e))
-        return info(name, python)
-
-    with ThreadPoolExecutor(max_workers=max(1, min(len(names), 4))) as ex:
-        return list(ex.map(one, names))

@@ -32,6 +32,8 @@ import numpy as np
 from contract.dtypes import dtype_name
 from contract.expectation import MAY_RETURN
 
+from .convert import call_args
+
 MAX_LITERAL = 256     # more elements than this: the snippet carries the exact bytes instead of a list
 
 
@@ -110,11 +112,6 @@ def needed_imports(arrays) -> list:
     return lines
 
 
-def imports_for(case) -> list:
-    """The import lines the array literals of a case's inputs need."""
-    return needed_imports(case.inputs.values())
-
-
 def header_comment(case) -> str:
     return f"# case {case.id} ({case.op}; {', '.join(case.clauses) or 'no clauses'})" + (
         f": {case.label}" if case.label else "")
@@ -132,7 +129,6 @@ def input_lines(case, wrap="{}") -> list:
 def bound_text(case, which, element) -> str:
     """The text of clip's `min`/`max` argument: None, the tensor's name, an Element built by
     `element(value, dtype_name)` in the framework's own syntax, or a scalar literal."""
-    from .convert import call_args
     bound = getattr(call_args(case), which)
     return "None" if bound is None else bound.pass_as(lambda _: which, element, scalar_text)
 
@@ -144,13 +140,13 @@ def clip_bound_texts(case, element) -> tuple:
 
 def value_text(case, inputs_name="value") -> str:
     """setitem's value / scatter's src: the tensor's variable name, or the scalar literal."""
-    return inputs_name if inputs_name in case.inputs else scalar_text(case.params["value"])
+    if inputs_name in case.inputs:
+        return inputs_name
+    return scalar_text(call_args(case).value)     # setitem's and scatter's decoders both call it `value`
 
 
 def setitem_key_text(case) -> str:
     from oracle.setitem import key_text
-
-    from .convert import call_args
     return key_text(call_args(case).key_data)
 
 
@@ -161,25 +157,24 @@ def setitem_statement(case, target="target") -> str:
 
 def scatter_arg_texts(case) -> list:
     """[dim, index, src or value] of `input.scatter(dim, index, src)`."""
-    return [scalar_text(case.params["dim"]), "index", value_text(case, "src")]
+    return [scalar_text(call_args(case).dim), "index", value_text(case, "src")]
 
 
 def scatter_nd_add_arg_texts(case) -> list:
     """[x, indices, updates(, use_locking)] of `scatter_nd_add(x, indices, updates, use_locking)`:
     use_locking passed iff the case gives it, exactly as given."""
-    extra = [scalar_text(case.params["use_locking"])] if "use_locking" in case.params else []
+    a = call_args(case)
+    extra = [scalar_text(a.use_locking)] if a.lock_given else []
     return ["x", "indices", "updates", *extra]
 
 
 def set_kwargs_text(case) -> str:
     """`, storage_offset=.., size=.., stride=..`: each passed iff present, exactly as given (wrong types too)."""
-    from .convert import set_kwargs
-    return "".join(f", {k}={scalar_text(v)}" for k, v in set_kwargs(case).items())
+    return "".join(f", {k}={scalar_text(v)}" for k, v in call_args(case).kwargs.items())
 
 
 def set_arg_text(case, source="source") -> str:
     """The arguments of `target.set_(...)`: the source (none for set_()), then the keywords."""
-    from .convert import call_args
     kw = set_kwargs_text(case)
     return (source + kw) if call_args(case).kind != "none" else kw[2:]
 

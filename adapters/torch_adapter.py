@@ -13,34 +13,24 @@ from __future__ import annotations
 import warnings
 
 from .base import RETURNED, Outcome
-from .pinned import PinnedAdapter
+from .mapping import FrameworkAdapter, OpMap
 from . import convert, repro as R
 from .convert import from_torch, is_bf16, to_torch, torch_dtype
 
 PIN = "2.13.0"
 
-NATIVE = {
-    "setitem": "torch.Tensor.__setitem__",
-    "clip": "torch.clamp",
-    "scatter": "torch.Tensor.scatter",
-    "scatter_nd_add": "torch.Tensor.index_put_(accumulate=True)",
-    "set_": "torch.Tensor.set_",
-}
-
-
-class TorchAdapter(PinnedAdapter):
+class TorchAdapter(FrameworkAdapter):
     name = "torch"
     execution = "torch CPU build"
     constructions = (convert.TENSOR, convert.FROM_NUMPY)
     excludes = ("scatter_nd_add/not-applicable/* ~ torch index_put_ has no use_locking argument :: "
                 "index_put_ takes no locking argument: a case about use_locking's type has no call to make",)
+    package = "torch"
+    pin = PIN
+    REPRO_IMPORTS = ("import torch",)
 
     def __init__(self):
         self._torch = None
-
-    # ---- identity and availability --------------------------------------------------------
-    package = "torch"
-    pin = PIN
 
     def setup(self) -> None:
         import torch
@@ -48,95 +38,59 @@ class TorchAdapter(PinnedAdapter):
         torch.use_deterministic_algorithms(True)
         self._torch = torch
 
-    @property
-    def ops(self) -> tuple:
-        return tuple(_RUNNERS)
-
-    def native_api(self, op: str, case=None) -> str:
-        if op == "scatter" and case is not None and case.params.get("inplace"):
-            return "torch.Tensor.scatter_"
-        if op == "set_" and case is not None and case.params.get("source_kind") == "storage":
-            return "torch.Tensor.set_(TypedStorage)"
-        return NATIVE.get(op, op)
-
-    # ---- running ----------------------------------------------------------------------------
-    def run(self, case) -> Outcome:
+    def framework(self):
         if self._torch is None:
             self.setup()
-        api = self.native_api(case.op, case)
-        try:
-            with convert.building(self.construction):
-                outcome = _RUNNERS[case.op](self._torch, case)
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as e:      # the framework's failure is the result, whatever it is
-            outcome = Outcome.raised(e)
-        outcome.native_api = api
-        return outcome
+        return self._torch
 
-    def repro(self, case, expectation=None) -> str:
-        call, after, show, outputs = _repro_parts(case)
-        return R.compose(case, expectation, title=self.native_api(case.op, case), imports=["import torch"],
-                         setup=TO_NUMPY, inputs=R.input_lines(case, _tensor_maker(self.construction)),
-                         call=call, after=after,
-                         show=show, outputs=outputs)
+    def tensor(self, array):
+        return to_torch(array)
+
+    def tensor_maker(self, construction):
+        return _tensor_maker(construction)
 
 
-# ---- one function per op: convert, call, read back the original objects -----------------------
+# ---- one row per op: the call on torch's own tensors, read back from the original objects -------------
 
-def _inputs(case):
-    return {k: to_torch(v) for k, v in case.inputs.items()}
-
-
-def _setitem(torch, case):
-    a = convert.call_args(case, _inputs(case))
+def _setitem(torch, a):
     a.target[a.key] = a.value
     return Outcome.returned(target=from_torch(a.target))
 
 
-def _bound(torch, case, t, which):
-    return convert.clip_bound(case, t, which, lambda v, dt: torch.tensor(v, dtype=torch_dtype(dt)))
+def _clip(torch, a):
+    def element(v, dt):
+        return torch.tensor(v, dtype=torch_dtype(dt))
+    out = torch.clamp(a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
+    return Outcome.returned(out=from_torch(out), x=from_torch(a.x))
 
 
-def _clip(torch, case):
-    t = _inputs(case)
-    x = t["x"]
-    out = torch.clamp(x, _bound(torch, case, t, "min"), _bound(torch, case, t, "max"))
-    return Outcome.returned(out=from_torch(out), x=from_torch(x))
-
-
-def _scatter(torch, case):
-    a = convert.call_args(case, _inputs(case))
+def _scatter(torch, a):
     method = a.input.scatter_ if a.inplace else a.input.scatter
     out = method(a.dim, a.index, a.src_or_value)
     return Outcome.returned(out=from_torch(out), input=from_torch(a.input))
 
 
-def _scatter_nd_add(torch, case):
-    if "use_locking" in case.params and not isinstance(case.params["use_locking"], bool):
+def _scatter_nd_add(torch, a):
+    if a.lock_given and not isinstance(a.use_locking, bool):
         # index_put_ has no locking argument: a case about its type has nothing to map to.
         return Outcome.not_applicable("torch index_put_ has no use_locking argument")
-    t = _inputs(case)
-    x = t["x"]
-    out = x.index_put_(tuple(t["indices"].unbind(-1)), t["updates"], accumulate=True)
-    return Outcome.returned(out=from_torch(out), x=from_torch(x))
+    out = a.x.index_put_(tuple(a.indices.unbind(-1)), a.updates, accumulate=True)
+    return Outcome.returned(out=from_torch(out), x=from_torch(a.x))
 
 
-def _set_(torch, case):
-    t = _inputs(case)
-    target, p = t["target"], case.params
-    if p.get("source_device") == "other" and "source" in t:
-        t["source"] = t["source"].to("meta")     # torch's other device on a CPU-only machine
-    source, reread = convert.set_source(case, t, _torch_storage, _torch_view)
-    args = () if source is None else (source,)
-    target.set_(*args, **convert.set_kwargs(case))
+def _set_(torch, a):
+    target = a.target
+    # torch's other device on a CPU-only machine
+    moved = a.source.to("meta") if a.other_device and a.source is not None else None
+    source, reread = convert.set_source(a, _torch_storage, _torch_view, moved)
+    target.set_(*(() if source is None else (source,)), **a.kwargs)
     why = convert.unreadable(target.shape)
     if why:
         return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")
     arrays = {"self": from_torch(target)}
-    if source is not None and "probe" in p:
+    if source is not None and a.probe is not None:
         try:
-            target.fill_(p["probe"])
+            target.fill_(a.probe)
         except Exception:
             # e.g. a zero stride makes self overlap itself; self's values are still the answer.
             return Outcome.returned(**arrays)
@@ -155,10 +109,6 @@ def _torch_storage(base):
 
 def _torch_view(base, offset, size, stride):
     return base.as_strided(size, stride, offset)
-
-
-_RUNNERS = {"setitem": _setitem, "clip": _clip, "scatter": _scatter,
-            "scatter_nd_add": _scatter_nd_add, "set_": _set_}
 
 
 # ---- repro snippets in torch's own syntax ---------------------------------------------------
@@ -187,47 +137,58 @@ def _element(v, dt):
     return f"torch.tensor({R.scalar_text(v)}, dtype=torch.{dt})"
 
 
-def _repro_parts(case):
-    """(call lines, read-back lines, print lines, output name -> NumPy expression)."""
-    p = case.params
-    if case.op == "setitem":
-        return [R.setitem_statement(case)], [], ["print(target)"], {"target": "to_numpy(target)"}
-    if case.op == "clip":
-        lo, hi = R.clip_bound_texts(case, _element)
-        return ([f"out = torch.clamp(x, {lo}, {hi})"], [], ["print(out, x)"],
-                {"out": "to_numpy(out)", "x": "to_numpy(x)"})
-    if case.op == "scatter":
-        method = "scatter_" if p.get("inplace") else "scatter"
-        return ([f"out = input.{method}({', '.join(R.scatter_arg_texts(case))})"], [], ["print(out, input)"],
-                {"out": "to_numpy(out)", "input": "to_numpy(input)"})
-    if case.op == "scatter_nd_add":
-        return (["out = x.index_put_(tuple(indices.unbind(-1)), updates, accumulate=True)"], [],
-                ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
-    return _set_parts(case)
+def _setitem_repro(case, a):
+    return [R.setitem_statement(case)], [], ["print(target)"], {"target": "to_numpy(target)"}
 
 
-def _set_parts(case):
-    p = case.params
-    kind = p.get("source_kind", "none")
+def _clip_repro(case, a):
+    lo, hi = R.clip_bound_texts(case, _element)
+    return ([f"out = torch.clamp(x, {lo}, {hi})"], [], ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
+
+
+def _scatter_repro(case, a):
+    method = "input.scatter_" if a.inplace else "input.scatter"     # the Tensor methods torch users call
+    return ([f"out = {method}({', '.join(R.scatter_arg_texts(case))})"], [], ["print(out, input)"],
+            {"out": "to_numpy(out)", "input": "to_numpy(input)"})
+
+
+def _scatter_nd_add_repro(case, a):
+    return (["out = x.index_put_(tuple(indices.unbind(-1)), updates, accumulate=True)"], [],
+            ["print(out, x)"], {"out": "to_numpy(out)", "x": "to_numpy(x)"})
+
+
+def _set_repro(case, a):
     call, src = [], "source"
-    if p.get("source_device") == "other" and kind != "none":
+    if a.other_device and a.kind != "none":
         call.append('source = source.to("meta")   # another device than target\'s')
-    if kind == "storage":
+    if a.kind == "storage":
         call.append("src = source.storage()   # TypedStorage: keeps the dtype")
         src = "src"
-    elif convert.call_args(case).view is not None:
-        v = convert.call_args(case).view
-        call.append(f"source = source.as_strided({v.size!r}, {v.stride!r}, {v.offset!r})")
+    elif a.view is not None:
+        call.append(f"source = source.as_strided({a.view.size!r}, {a.view.stride!r}, {a.view.offset!r})")
     call.append(f"target.set_({R.set_arg_text(case, src)})")
     after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
     outputs = {"self": "self_"}
-    if kind != "none" and "probe" in p:
+    if a.kind != "none" and a.probe is not None:
         # the probe: a write through self must show in the source (ST-ALIAS); the whole storage for a Storage
         after += ["source_after_fill = None",
                   "try:",
-                  f"    target.fill_({R.scalar_text(p['probe'])})",
+                  f"    target.fill_({R.scalar_text(a.probe)})",
                   "    source_after_fill = to_numpy(source)",
                   "except Exception as e:   # e.g. a zero stride makes self overlap itself: self's values still count",
                   '    print("the probe write failed:", type(e).__name__, e)']
         outputs["source_after_fill"] = "source_after_fill"
     return call, after, ["print(self_)"], outputs
+
+
+# The one table: each op torch maps, with its call, its native API and its repro (adapters/mapping.py).
+TorchAdapter.TABLE = {
+    "setitem": OpMap("torch.Tensor.__setitem__", _setitem, _setitem_repro),
+    "clip": OpMap("torch.clamp", _clip, _clip_repro),
+    "scatter": OpMap("torch.Tensor.scatter", _scatter, _scatter_repro,
+                     lambda a: "torch.Tensor.scatter_" if a.inplace else "torch.Tensor.scatter"),
+    "scatter_nd_add": OpMap("torch.Tensor.index_put_(accumulate=True)", _scatter_nd_add, _scatter_nd_add_repro),
+    "set_": OpMap("torch.Tensor.set_", _set_, _set_repro,
+                  lambda a: "torch.Tensor.set_(TypedStorage)" if a.kind == "storage" else "torch.Tensor.set_"),
+}
+TorchAdapter.REPRO_SETUP = tuple(TO_NUMPY)

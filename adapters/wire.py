@@ -235,3 +235,22 @@ def outcome_from_msg(head, arrays):
         raise BadReply(problem)
     fields["exc_mro"] = tuple(fields.get("exc_mro", ()))
     return Outcome(arrays=arrays, **fields).clean()
+
+
+# ---- a worker's stderr file, read by both sides ----------------------------------------------
+
+STDERR_CAP = 64 << 10
+
+
+def read_capped(fd: int) -> str:
+    """What the file behind `fd` holds, at most STDERR_CAP bytes of it: head and tail of a flood."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return ""
+    if size <= STDERR_CAP:
+        raw = os.pread(fd, size, 0)
+    else:
+        head = os.pread(fd, 4096, 0)
+        tail = os.pread(fd, STDERR_CAP - 4096, size - STDERR_CAP + 4096)
+        raw = head + f"\n[... {size - STDERR_CAP} bytes cut ...]\n".encode() + tail
+    return raw.decode("utf-8", errors="replace")

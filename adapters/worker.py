@@ -130,26 +130,9 @@ class _Hygiene:
         sys.stderr.flush()
 
 
-STDERR_CAP = 64 << 10
-
-
-def read_capped(fd: int) -> str:
-    """What the file behind `fd` holds, at most STDERR_CAP bytes of it: head and tail of a flood."""
-    size = os.fstat(fd).st_size
-    if size == 0:
-        return ""
-    if size <= STDERR_CAP:
-        raw = os.pread(fd, size, 0)
-    else:
-        head = os.pread(fd, 4096, 0)
-        tail = os.pread(fd, STDERR_CAP - 4096, size - STDERR_CAP + 4096)
-        raw = head + f"\n[... {size - STDERR_CAP} bytes cut ...]\n".encode() + tail
-    return raw.decode("utf-8", errors="replace")
-
-
 def take_stderr() -> str:
     """This case's stderr (fd 2 is the client's O_APPEND file): read it, then empty it for the next case."""
-    text = read_capped(2)
+    text = wire.read_capped(2)
     if text:
         os.ftruncate(2, 0)
     return text

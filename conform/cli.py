@@ -132,6 +132,8 @@ def build_parser():
     register(sub)
     from . import expectations_check
     expectations_check.register(sub)
+    from . import check
+    check.register(sub)
     return parser
 
 
@@ -163,7 +165,7 @@ def _expectations(values, specs):
 
 def cmd_adapters(args) -> int:
     from adapters.environments import InterpreterError, is_this_interpreter
-    from adapters.registry import available_adapters
+    from adapters.catalog import available_adapters
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons

@@ -212,6 +212,9 @@ def _d_collides(case):
 
 
 _B = bd.Boundary
+# Boundary kinds the document gives this op nothing to (suites.completeness): kind -> why.
+DOMAIN_WITHOUT = {'default': 'dim, index and src (or value) are all required; the page names no default'}
+
 DOMAIN = [
     _B("self", "rank 0", "range", "0-d self, index and src (SC-GAP-DIM)", lambda c: bd.ndim(c, "input") == 0),
     _B("self", "rank 1", "range", "1-d tensors", lambda c: bd.ndim(c, "input") == 1),

@@ -45,11 +45,6 @@ def iter_records(path):
     return _iter_records(path)
 
 
-def case_record_problem(rec) -> str:
-    """'' for a case record the report can use; else what is wrong with it (the reader's own check)."""
-    return record_problem(rec)
-
-
 # ---- clause catalogue ----------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -19,11 +19,6 @@ import numpy as np
 from adapters.registry import split_construction
 
 
-def base_name(adapter_name: str) -> str:
-    """'torch@from_numpy' -> 'torch': a construction variant is the same candidate, with its expectations."""
-    return split_construction(adapter_name)[0]
-
-
 def answer(verdict) -> tuple:
     """What a verdict says the adapter answered, comparable between two constructions of one case."""
     values = ""

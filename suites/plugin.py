@@ -212,7 +212,7 @@ class PluginState:
 
 def _available_text(pythons=None) -> str:
     from adapters.environments import InterpreterError
-    from adapters.registry import available_adapters
+    from adapters.catalog import available_adapters
     try:
         infos = available_adapters(pythons)
     except InterpreterError:        # a config file that cannot be read: the error itself says so

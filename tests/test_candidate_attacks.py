@@ -387,7 +387,7 @@ def test_the_recreated_folder_is_reported_on_the_case_that_removed_it():
 # ---- the candidate's code runs in workers only ----------------------------------------------------------
 
 def test_the_candidates_import_available_and_version_never_run_in_the_harness(pid_dir, tmp_path):
-    from adapters.registry import info
+    from adapters.catalog import info
     from conform.certify import probe_adapter
     i = info("spy_adapter:Spy")
     assert (i.name, i.version, i.available, i.numpy) == ("spy", "1.0-spy", True, np.__version__)
@@ -403,7 +403,7 @@ def test_the_candidates_import_available_and_version_never_run_in_the_harness(pi
 
 
 def test_listing_the_adapters_imports_none_of_them():
-    code = ("import sys; from adapters.registry import available_adapters; infos = available_adapters(); "
+    code = ("import sys; from adapters.catalog import available_adapters; infos = available_adapters(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'mindspore', 'pypto') "
             "or (m.startswith('adapters.') and m.endswith('_adapter')))); "
             "print({i.name: (i.available, i.python == sys.executable) for i in infos})")

@@ -67,7 +67,8 @@ def _adapter_rows(text):
 
 
 def test_adapters_lists_availability_versions_and_reasons():
-    from adapters.registry import available_adapters, known
+    from adapters.catalog import available_adapters
+    from adapters.registry import known
     r = conform("adapters")
     assert r.returncode == 0, r.stderr
     rows = _adapter_rows(r.stdout)
@@ -84,10 +85,10 @@ def test_adapters_lists_availability_versions_and_reasons():
 
 
 def test_adapters_gives_the_reason_of_an_unavailable_one(monkeypatch, capsys):
-    from adapters import registry
+    from adapters import catalog
     from conform import cli
-    fake = [registry.info("oracle"), registry.info("bad_adapters:Unavailable")]
-    monkeypatch.setattr(registry, "available_adapters", lambda pythons=None: fake)
+    fake = [catalog.info("oracle"), catalog.info("bad_adapters:Unavailable")]
+    monkeypatch.setattr(catalog, "available_adapters", lambda pythons=None: fake)
     assert cli.main(["adapters"]) == 0
     rows = _adapter_rows(capsys.readouterr().out)
     assert rows["oracle"][1] == "yes"

@@ -13,15 +13,18 @@ import pytest
 import oracle
 from adapters.mutants import MUTANTS, Mutant, select
 from adapters.oracle_adapter import OracleAdapter
-from oracle.registry import OPS
+from oracle.registry import OPS, spec
+from suites import completeness
 from contract.vocabulary import DIVERGENT
 from suites.judge import judge
 
 
-def test_at_least_forty_mutants_and_six_per_op():
+def test_at_least_forty_mutants_and_each_ops_quota():
     per_op = Counter(m.op for m in MUTANTS)
     assert len(MUTANTS) >= 40, f"{len(MUTANTS)} mutants, expected at least 40"
-    assert all(per_op[op] >= 6 for op in OPS), f"mutants per op {dict(per_op)}, expected at least 6 each"
+    want = {op: completeness.mutant_quota(spec(op)) for op in OPS}
+    short = {op: (per_op[op], n) for op, n in want.items() if per_op[op] < n}
+    assert not short, f"actual (mutants, quota) per op {short}; expected each op's quota (suites.completeness)"
 
 
 def test_names_are_unique_and_say_op_and_bug():

@@ -15,7 +15,7 @@ import numpy as np
 
 from contract.case import Case
 
-from .base import Mutant, replace, returned, reraise_as, spec_clause, toward_zero, with_arrays
+from .base import Mutant, replace, returned, toward_zero, with_arrays
 
 F16, F32, I32, I64 = np.float16, np.float32, np.int32, np.int64
 

@@ -56,7 +56,6 @@ class KernelPlan:
     params: tuple                    # Param, in the kernel's order
     body: tuple                      # the statements of the kernel, one per line
     outputs: dict = field(default_factory=dict)   # CASES.md output name -> index of the param read back
-    native_api: str = ""
 
     def signature(self) -> str:
         args = ",\n".join(f"    {p.name}: pypto.Tensor({_shape_text(p.shape)}, pypto.{PYPTO_DTYPES[p.dtype]})"
@@ -78,13 +77,11 @@ class NoMapping(Exception):
     """The case needs something pypto has no way to express at all (not a rejection by pypto)."""
 
 
-def plan(case) -> KernelPlan:
+def plan(case, build) -> KernelPlan:
+    """The kernel `build` (an op's row in the adapter's table) writes for the case."""
     for name, arr in case.inputs.items():
         if dtype_name(arr.dtype) not in PYPTO_DTYPES:
             raise NoMapping(f"pypto has no data type for {arr.dtype} (input {name})")
-    build = {"setitem": _plan_setitem, "clip": _plan_clip, "scatter": _plan_scatter}.get(case.op)
-    if build is None:
-        raise NoMapping(f"pypto has no mapping for {case.op}")
     return build(case)
 
 
@@ -102,7 +99,7 @@ def _tile_line(shape) -> str:
     return f"pypto.set_vec_tile_shapes({', '.join(str(max(int(d), 1)) for d in shape)})"
 
 
-def _plan_setitem(case) -> KernelPlan:
+def plan_setitem(case) -> KernelPlan:
     a = call_args(case)
     target = _param("target", case, "target")
     params = [target]
@@ -117,12 +114,12 @@ def _plan_setitem(case) -> KernelPlan:
         renames[name] = pname
         params.append(_param(pname, case, name))
     text = key_text(a.key_data, renames)
-    return KernelPlan("setitem", "setitem_kernel", tuple(params),
+    return KernelPlan(case.op, "setitem_kernel", tuple(params),
                       (_tile_line(target.shape), f"target[{text}] = {value_text}"),
-                      {"target": 0}, "pypto.Tensor.__setitem__")
+                      {"target": 0})
 
 
-def _plan_clip(case) -> KernelPlan:
+def plan_clip(case) -> KernelPlan:
     x = _param("x", case, "x")
     params = [x]
     texts = {}
@@ -139,33 +136,34 @@ def _plan_clip(case) -> KernelPlan:
     out = _buffer("out", x)
     params.append(out)
     call = f"pypto.clip({', '.join(['x'] + args)})"
-    return KernelPlan("clip", "clip_kernel", tuple(params), (_tile_line(x.shape), f"out[:] = {call}"),
-                      {"out": len(params) - 1, "x": 0}, "pypto.clip")
+    return KernelPlan(case.op, "clip_kernel", tuple(params), (_tile_line(x.shape), f"out[:] = {call}"),
+                      {"out": len(params) - 1, "x": 0})
 
 
 def _element_text(value, dtype) -> str:
     return f"pypto.Element(pypto.{PYPTO_DTYPES[dtype]}, {literal(value)})"
 
 
-def _plan_scatter(case) -> KernelPlan:
+def plan_scatter(case) -> KernelPlan:
+    a = call_args(case)
     inp = _param("input_", case, "input")
     params = [inp, _param("index", case, "index")]
-    if "src" in case.inputs:
+    if a.src is not None:
         params.append(_param("src", case, "src"))
         src_text = "src"
     else:
-        src_text = literal(case.params["value"])
-    dim = literal(case.params["dim"])
-    if case.params.get("inplace"):
+        src_text = literal(a.value)
+    dim = literal(a.dim)
+    if a.inplace:
         # pypto's scatter_ returns `input` itself (Tensor.scatter_ -> pypto.scatter_ returns its argument),
         # so what the call returned is self after the call: both outputs read the same parameter.
-        return KernelPlan("scatter", "scatter_kernel", tuple(params),
+        return KernelPlan(case.op, "scatter_kernel", tuple(params),
                           (_tile_line(inp.shape), f"input_.scatter_({dim}, index, {src_text})"),
-                          {"out": 0, "input": 0}, "pypto.Tensor.scatter_")
+                          {"out": 0, "input": 0})
     params.append(_buffer("out", inp))
-    return KernelPlan("scatter", "scatter_kernel", tuple(params),
+    return KernelPlan(case.op, "scatter_kernel", tuple(params),
                       (_tile_line(inp.shape), f"out[:] = pypto.scatter(input_, {dim}, index, {src_text})"),
-                      {"out": len(params) - 1, "input": 0}, "pypto.scatter")
+                      {"out": len(params) - 1, "input": 0})
 
 
 def _shape_text(shape) -> str:

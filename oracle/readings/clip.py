@@ -1,5 +1,5 @@
 """The second reading of pypto.clip.txt (pypto clip), sentence by sentence."""
-from ..reading import Conflict, Reading, Sentence, RULE, ERROR, EXAMPLE, NOTE
+from ..reading import Conflict, Reading, Sentence, RULE, EXAMPLE, NOTE
 
 _P = "Parameters: min"
 _Q = "Parameters: max"

@@ -1,5 +1,5 @@
 """The second reading of pypto.Tensor.setitem.txt (pypto Tensor.__setitem__), sentence by sentence."""
-from ..reading import Conflict, Reading, Sentence, RULE, ERROR, EXAMPLE, NOTE
+from ..reading import Conflict, Reading, Sentence, RULE, EXAMPLE, NOTE
 
 _P = "Parameters"
 _C = "Constraints"

@@ -13,7 +13,6 @@ from oracle.boundary import tie_values
 from oracle.registry import spec
 
 from ..doc_examples import doc_example
-from ..error_cases import error_case
 from .boundary import (F16, F32, ROUNDED, around, boundary_case as _c, edge_array, float_edges, int_edges,
                        label as _label, rounded_value)
 from .common import odd_arrays

@@ -12,7 +12,6 @@ from contract.dtypes import FLOATS, INTS, dtype_from_name, dtype_name
 from oracle.setitem import decode_key, key_text
 
 from ..doc_examples import doc_example
-from ..error_cases import error_case
 from .boundary import boundary_case as _c, edge_array, float_edges, label as _label
 from .common import odd_arrays
 from .common import (array_of, coin, int_range, ints, make_case, pick, shape_of, shape_text, shapes,
@@ -409,7 +408,7 @@ def boundary_cases():
 
 FAMILIES = {
     "full": full(), "zero_d": zero_d(), "assemble": assemble(), "mixed": mixed(), "negative": negative(),
-    "ellipsis": ellipsis(), "single": single(), "int_row": int_row(), "scatter": scatter_form(),
+    "ellipsis": ellipsis(), "single": single(), "int_row": int_row(), "scatter_form": scatter_form(),
     "step": step(), "bool": bool_key(), "tensor_index": tensor_index(), "float_scalar": float_scalar(),
     "mixed_n": mixed_ndim_mismatch(), "region_gap": region_gap(), "empty_region": empty_region(),
     "out_of_range": out_of_range(), "value_dtype": value_dtype(),

@@ -1,0 +1,116 @@
+"""One table per framework adapter: an op it maps is one row, holding the call, the native API's name and the
+repro's parts together (docs/ADDING_AN_OP.md, docs/CERTIFY.md).
+
+An op without a row is not-applicable by construction: no default branch can hand it another op's call.
+A row reads the case only through the op's decoder (`OpSpec.decode`, via `adapters.convert.call_args`):
+the runner gets the decoded call over the framework's own tensors, the repro the decoded call over the
+case's NumPy arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import convert, repro as R
+from .base import Outcome
+from .pinned import PinnedAdapter
+
+
+@dataclass(frozen=True)
+class OpMap:
+    """How one adapter maps one op.
+
+    native: the native API's name, as reports show it;
+    run: (framework module, decoded call over the framework's tensors) -> Outcome;
+    repro: (case, decoded call over NumPy arrays) -> (call lines, read-back lines, print lines,
+           {output name: NumPy expression});
+    native_for: (decoded call) -> the API's name where it depends on the case (scatter_ for inplace).
+    """
+    native: str
+    run: Callable
+    repro: Callable
+    native_for: Optional[Callable] = None
+
+
+def native_name(table: dict, op: str, case=None) -> str:
+    """The native API the table's row calls for `case` (the op's name where the table has no row)."""
+    row = table.get(op)
+    if row is None:
+        return op
+    if case is None or row.native_for is None:
+        return row.native
+    try:
+        return row.native_for(convert.call_args(case))
+    except ValueError:          # a malformed case: its run reports that; the name is the row's
+        return row.native
+
+
+def unmapped(adapter, op: str) -> Outcome:
+    out = Outcome.not_applicable(f"{adapter.name} has no mapping for {op} (it maps {', '.join(adapter.ops)})")
+    out.native_api = op
+    return out
+
+
+class FrameworkAdapter(PinnedAdapter):
+    """A framework adapter driven by its TABLE (op -> OpMap).
+
+    A subclass gives TABLE, `framework()` (the imported module handed to each runner), `tensor(array)` (a
+    NumPy array as the framework's own tensor, built the current construction's way), and for its repro
+    REPRO_IMPORTS, REPRO_SETUP and `tensor_maker(construction)`; `guard(case)` wraps each call (mindspore
+    captures its C++ log there)."""
+    TABLE: dict = {}
+    REPRO_IMPORTS: tuple = ()
+    REPRO_SETUP: tuple = ()
+
+    @property
+    def ops(self) -> tuple:
+        return tuple(self.TABLE)
+
+    def native_api(self, op: str, case=None) -> str:
+        return native_name(self.TABLE, op, case)
+
+    def framework(self):
+        raise NotImplementedError
+
+    def tensor(self, array):
+        raise NotImplementedError
+
+    def tensor_maker(self, construction: str):
+        raise NotImplementedError
+
+    def finish(self, outcome: Outcome, capture) -> Outcome:
+        """The outcome as reported (mindspore adds its [ERROR] lines); `capture` is what guard() yielded."""
+        return outcome
+
+    def guard(self):
+        import contextlib
+        return contextlib.nullcontext()
+
+    def run(self, case) -> Outcome:
+        row = self.TABLE.get(case.op)
+        if row is None:
+            return unmapped(self, case.op)
+        api = self.native_api(case.op, case)
+        fw = self.framework()
+        with self.guard() as capture:
+            try:
+                with convert.building(self.construction):
+                    tensors = {k: self.tensor(v) for k, v in case.inputs.items()}
+                    outcome = row.run(fw, convert.call_args(case, tensors))
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:      # the framework's failure is the result, whatever it is
+                outcome = Outcome.raised(e)
+        outcome = self.finish(outcome, capture)
+        outcome.native_api = api
+        return outcome
+
+    def repro(self, case, expectation=None) -> str:
+        row = self.TABLE.get(case.op)
+        if row is None:
+            return f"{R.header_comment(case)}\n# not applicable to {self.name}: it has no mapping for {case.op}\n"
+        call, after, show, outputs = row.repro(case, convert.call_args(case))
+        return R.compose(case, expectation, title=self.native_api(case.op, case), imports=list(self.REPRO_IMPORTS),
+                         setup=list(self.REPRO_SETUP),
+                         inputs=R.input_lines(case, self.tensor_maker(self.construction)),
+                         call=call, after=after, show=show, outputs=outputs)

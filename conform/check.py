@@ -1,0 +1,196 @@
+"""`conform check-op OP` and `conform check-adapter NAME`: what a complete op or adapter has, and what this one
+lacks (docs/ADDING_AN_OP.md, docs/CERTIFY.md "Writing an adapter").
+
+check-op reads the op's modules, the shipped corpus and the generated docs (suites.completeness).
+check-adapter asks the adapter's worker what it is, runs a sample of each op's cases through the harness as
+`conform run` does (the candidate's code runs in workers only), and runs one repro script per op under the
+adapter's interpreter: a repro must exit 0 where its case passes and fail where it fails.
+
+Exit codes: 0 every requirement met, 1 something is missing (each line says what and where to fix it),
+2 an unknown op, 5 an adapter that cannot be loaded or is unavailable.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from contract.vocabulary import CONFORMING, EXIT_ADAPTER, EXIT_DIVERGED, EXIT_OK, EXIT_USAGE, UNDECLARED
+from suites.completeness import Need
+
+ROOT = Path(__file__).resolve().parent.parent
+# the verdicts a repro script reproduces: exit 0 for a pass, an assertion or the framework's error otherwise
+REPRODUCIBLE = ("pass", "value-mismatch", "unexpected-error", "missing-error", "wrong-error-class")
+# verdicts that say the adapter itself is broken, not that the framework diverges from the documents
+ADAPTER_FAULTS = ("crash", "timeout", UNDECLARED)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("check-op", help="list what a complete op needs and what OP lacks")
+    p.add_argument("op", help="a registered op (oracle.registry)")
+    p.add_argument("--json", action="store_true", help="print the requirements as JSON")
+    p.set_defaults(func=cmd_check_op)
+
+    p = subparsers.add_parser("check-adapter", help="list which ops an adapter maps, its constructions, and "
+                                                    "whether its calls and repros run")
+    p.add_argument("adapter", help="a name, an entry point or module:Class")
+    p.add_argument("--cases-per-op", type=int, default=3, metavar="N",
+                   help="corpus cases per mapped op run through the harness (default 3, plus its doc examples)")
+    p.add_argument("--python", action="append", metavar="NAME=PATH",
+                   help="run adapter NAME's worker under the interpreter PATH (docs/CLI.md)")
+    p.add_argument("--json", action="store_true", help="print the requirements as JSON")
+    p.set_defaults(func=cmd_check_adapter)
+
+
+def _print(title: str, needs, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"subject": title, "complete": all(n.ok for n in needs),
+                          "needs": [n.__dict__ for n in needs]}, indent=2))
+    else:
+        from suites.completeness import text
+        print(text(title, needs))
+    return EXIT_OK if all(n.ok for n in needs) else EXIT_DIVERGED
+
+
+def cmd_check_op(args) -> int:
+    from oracle import registry
+    from suites.completeness import check_op
+    if args.op not in registry.ops():
+        print(f"conform: error: unknown op {args.op!r}; registered: {', '.join(registry.ops())}", file=sys.stderr)
+        return EXIT_USAGE
+    return _print(args.op, check_op(args.op), args.json)
+
+
+def cmd_check_adapter(args) -> int:
+    from adapters.environments import InterpreterError, parse_option
+    try:
+        pythons = parse_option(args.python)
+        needs = check_adapter(args.adapter, pythons=pythons, per_op=args.cases_per_op)
+    except InterpreterError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except Unavailable as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return EXIT_ADAPTER
+    return _print(args.adapter, needs, args.json)
+
+
+class Unavailable(RuntimeError):
+    """The adapter cannot be loaded, or says it is unavailable here."""
+
+
+def sample_cases(ops, per_op: int) -> list:
+    """Per op: its document's worked examples, then its first `per_op` other cases of the shipped corpus."""
+    from suites.corpus import iter_corpus
+    taken, out = {op: 0 for op in ops}, []
+    for case in iter_corpus():
+        if case.op not in taken:
+            continue
+        if case.origin == "doc-example":
+            out.append(case)
+        elif taken[case.op] < per_op:
+            taken[case.op] += 1
+            out.append(case)
+    return out
+
+
+def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120.0) -> list:
+    from adapters.catalog import info
+    from adapters.environments import interpreter_for
+    from oracle import registry
+    python = interpreter_for(spec, pythons)
+    i = info(spec, python)
+    if not i.available:
+        raise Unavailable(f"adapter {spec!r} is unavailable: {i.reason}")
+    known, mapped = registry.ops(), [op for op in i.ops if op in registry.ops()]
+    stray = [op for op in i.ops if op not in known]
+    needs = [Need("ops: maps at least one registered op", bool(mapped),
+                  f"maps {', '.join(mapped) or 'none'}; not-applicable: "
+                  f"{', '.join(op for op in known if op not in i.ops) or 'none'}", "its `ops` (or TABLE rows)"),
+             Need("ops: names only registered ops", not stray, ", ".join(stray) or "all registered",
+                  "ops the oracle registers (oracle.registry)"),
+             Need("constructions: its documented way first", True,
+                  ", ".join(i.constructions) or "one way only (no `constructions`)", ""),
+             Need("execution: says how values are computed", bool(i.execution), i.execution or "empty",
+                  "its `execution`"),
+             Need("exclusions: each a line with its reason", all(" :: " in x for x in i.excludes),
+                  f"{len(i.excludes)} declared", "its `excludes` (docs/CERTIFY.md)")]
+    if not mapped:
+        return needs
+    with tempfile.TemporaryDirectory(prefix="conform-check-adapter-") as tmp:
+        records = _run_sample(spec, sample_cases(mapped, per_op), Path(tmp), pythons)
+        for op in mapped:
+            mine = [r for r in records if r["op"] == op]
+            faults = [f"{r['case_id']}: {r['verdict']} ({r['outcome'][:120]})" for r in mine
+                      if r["verdict"] in ADAPTER_FAULTS]
+            counts = {}
+            for r in mine:
+                counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+            needs.append(Need(f"{op}: its cases run (no crash, hang, malformed or undeclared not-applicable answer)",
+                              bool(mine) and not faults,
+                              ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) + (
+                                  f"; faults: {'; '.join(faults[:3])}" if faults else ""),
+                              f"its mapping of {op}"))
+            needs.append(_repro_need(op, mine, spec, python, Path(tmp) / f"repro-{op}", timeout))
+    return needs
+
+
+def _run_sample(spec, cases, tmp: Path, pythons) -> list:
+    from conform import runner
+    from contract.results import iter_records
+    from suites.corpus import write_corpus
+    corpus = tmp / "sample.jsonl"
+    write_corpus(corpus, cases)
+    result = runner.run([spec], corpus=str(corpus), out_dir=str(tmp / "out"), pythons=pythons, profile="ci")
+    if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
+        raise Unavailable(f"adapter {spec!r}: the sample run stopped: {result.message}")
+    return [r for r in iter_records(result.results_path) if r["record"] == "case"]
+
+
+def _repro_need(op, records, spec, python, where: Path, timeout) -> Need:
+    what = f"{op}: its repro script runs and fails exactly where the case fails"
+    # a failing case's record carries its repro; a passing one's is asked of the worker
+    rec = next((r for r in records if r["verdict"] in REPRODUCIBLE and r.get("repro")), None) or next(
+        (r for r in records if r["verdict"] in REPRODUCIBLE), None)
+    if rec is None:
+        return Need(what, False, "no sampled case has a reproducible verdict", f"its repro() of {op}")
+    text = rec.get("repro") or _asked_repro(spec, python, rec)
+    code, tail = run_repro(text, python, where, timeout)
+    want_ok = rec["verdict"] in CONFORMING
+    ok = (code == 0) == want_ok and code not in (None, -9)
+    found = f"case {rec['case_id']} ({rec['verdict']}): the repro exited {code}"
+    return Need(what, ok, found + ("" if ok else f"; expected {'0' if want_ok else 'non-zero'}: {tail}"),
+                f"its repro() of {op}")
+
+
+def _asked_repro(spec, python, rec) -> str:
+    import oracle
+    from adapters.pool import WorkerHandle
+    from contract.case import Case
+    case = Case.from_json(rec["case"])
+    handle = WorkerHandle(spec, python=python)
+    try:
+        return handle.repro(case, oracle.expect(case))
+    finally:
+        handle.close()
+
+
+def run_repro(text: str, python: str, where: Path, timeout: float) -> tuple:
+    """(exit status or None on a timeout, the last line it wrote) of `python repro.py` in an empty folder."""
+    where.mkdir(parents=True, exist_ok=True)
+    script = where / "repro.py"
+    script.write_text(text, encoding="utf-8")
+    cwd = where / "cwd"
+    cwd.mkdir(exist_ok=True)
+    # the repro imports what the harness's workers see: this project, and the caller's own sys.path
+    path = os.pathsep.join([str(ROOT), *(p for p in sys.path if p)])
+    try:
+        r = subprocess.run([python, str(script)], cwd=cwd, env=dict(os.environ, PYTHONPATH=path), text=True,
+                           capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"did not finish within {timeout:g} s"
+    lines = (r.stderr or r.stdout).strip().splitlines()
+    return r.returncode, lines[-1][:300] if lines else ""
