@@ -4,8 +4,29 @@ from __future__ import annotations
 # The suite's version: pyproject.toml reads it from here, results and corpus headers record it.
 SUITE_VERSION = "0.1.0"
 
-VERDICTS = ("pass", "value-mismatch", "missing-error", "unexpected-error", "wrong-error-class",
-            "crash", "timeout", "undeclared-not-applicable", "extension", "not-applicable")
+# What each verdict means, in markdown (`code` in backticks): the one definition, which docs/DESIGN.md's
+# verdict table (python -m reports.glossary --write) and the report's glossary both show.
+VERDICT_MEANINGS = {
+    "pass": ("the spec gives a value and the adapter returned it (by the comparison rule of each output: "
+             "exact, within a derived bound, or one of the admissible choices); or the spec names an error and"
+             " the adapter raised that class (or a subclass; any class where the document names none); or the "
+             "documents admit both raising and a value (a reading left open, or two sentences that contradict)"
+             " and the adapter did one of them: raised an admitted class, or returned exactly that value; or "
+             "the input is unsupported and the adapter rejected it"),
+    "value-mismatch": ("the spec gives a value and the adapter returned something else: other values, another shape or "
+                       "dtype, or a missing primary output"),
+    "missing-error": "the spec names an error and the adapter returned",
+    "unexpected-error": "the spec gives a value and the adapter raised",
+    "wrong-error-class": "the spec names an error class and the adapter raised another one",
+    "crash": "the worker died (a signal, an exit, the memory watchdog) or broke the protocol",
+    "timeout": "the case ran past its time limit; the worker was killed",
+    "undeclared-not-applicable": ("the adapter answered not applicable inside an op it claims, where none of its declared "
+                                  "exclusions (`Adapter.excludes`) says so: an answer withheld, counted as failing"),
+    "extension": ("the input is unsupported or left open by the documents (`uns`/`gap` clauses) and the adapter "
+                  "returned a value; the note says whether it equals the NumPy natural value"),
+    "not-applicable": "the adapter has no mapping for this call",
+}
+VERDICTS = tuple(VERDICT_MEANINGS)
 # Not applicable inside an op the adapter claims, where none of its declared exclusions says so: an answer
 # withheld, which counts as failing (else answering "not applicable" on exactly the failing cases passes).
 UNDECLARED = "undeclared-not-applicable"

@@ -12,6 +12,8 @@ import numpy as np
 
 from contract.codec import CodecError, decode_array
 
+from contract.vocabulary import VERDICT_MEANINGS as VOCABULARY_MEANINGS
+from .glossary import plain
 from oracle.opspec import KIND_MEANINGS  # noqa: F401  (the clause kinds, defined once; the glossary shows them)
 from . import model as M
 from .badge import badge_filename, badge_svg
@@ -32,28 +34,8 @@ VERDICT_COLOURS = {
 
 # The glossary's words.  The verdicts' are docs/DESIGN.md's table, which owns them (tests/test_report_words.py
 # keeps the two equal); the kinds' are those docs/SPEC.md explains.
-VERDICT_MEANINGS = {
-    "pass": "the spec gives a value and the adapter returned it (by the comparison rule of each "
-            "output: exact, within a derived bound, or one of the admissible choices); or the spec "
-            "names an error and the adapter raised that class (or a subclass; any class where the "
-            "document names none); or the documents admit both raising and a value (a reading "
-            "left open, or two sentences that contradict) and the adapter did one of them: raised an "
-            "admitted class, or returned exactly that value; or the input is unsupported and the "
-            "adapter rejected it",
-    "value-mismatch": "the spec gives a value and the adapter returned something else: other values, another "
-                      "shape or dtype, or a missing primary output",
-    "missing-error": "the spec names an error and the adapter returned",
-    "unexpected-error": "the spec gives a value and the adapter raised",
-    "wrong-error-class": "the spec names an error class and the adapter raised another one",
-    "crash": "the worker died (a signal, an exit, the memory watchdog) or broke the protocol",
-    "timeout": "the case ran past its time limit; the worker was killed",
-    "undeclared-not-applicable": "the adapter answered not applicable inside an op it claims, where none of its "
-                                 "declared exclusions (Adapter.excludes) says so: an answer withheld, counted as "
-                                 "failing",
-    "extension": "the input is unsupported or left open by the documents (uns/gap clauses) and the adapter "
-                 "returned a value; the note says whether it equals the NumPy natural value",
-    "not-applicable": "the adapter has no mapping for this call",
-}
+# the verdicts' meanings, defined once (contract.vocabulary), as the glossary prints them
+VERDICT_MEANINGS = {v: plain(m) for v, m in VOCABULARY_MEANINGS.items()}
 
 
 def write_report(results_paths, out_dir) -> dict:

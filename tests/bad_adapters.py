@@ -235,3 +235,20 @@ class ConstructionSensitive(_Clip):
         if self.construction == "from_numpy" and "borrowed" in case.label:
             out = out + 1
         return Outcome.returned(out=out, x=case.inputs["x"].copy())
+
+
+class LyingRepro(_Clip):
+    """Returns clip's value off by one, and a repro script that exits 0 whatever happens."""
+    name = "lying-repro"
+
+    def run(self, case):
+        return Outcome.returned(out=clip_formula(case) + 1, x=case.inputs["x"].copy())
+
+    def repro(self, case, expectation=None):
+        return 'print("all fine")\n'
+
+
+class ClaimsUnknownOp(GoodClip):
+    """Lists an op the oracle does not register beside clip."""
+    name = "claims-unknown-op"
+    ops = ("clip", "no_such_op")

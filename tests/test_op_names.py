@@ -52,3 +52,24 @@ def test_refuses_a_branch_on_an_op_name(tmp_path):
     (tmp_path / "adapters" / "vendor.py").write_text(
         'TABLE = {"clip": 1}\n\ndef native(op):\n    return "x" if op == "clip" else "y"\n')
     assert op_name_uses(tmp_path, ["clip"]) == [("adapters/vendor.py", 4, "clip")]
+
+
+def test_an_op_without_a_table_row_is_not_applicable_by_construction():
+    import numpy as np
+
+    import toy_op
+    from adapters.mapping import FrameworkAdapter
+    from adapters.registry import BUILTIN, load
+    from contract.case import Case
+    toy_op.register()
+    try:
+        case = Case(op=toy_op.OP, inputs={"x": np.array([-1.0], np.float32)}, params={})
+        tabled = [a for a in map(load, BUILTIN) if isinstance(a, FrameworkAdapter)]
+        assert {a.name for a in tabled} >= {"torch", "mindspore", "mindspore-variants"}
+        for a in tabled:
+            assert a.ops == tuple(a.TABLE), a.name
+            out = a.run(case)          # no framework is imported for an op the table lacks
+            assert (out.kind, out.native_api) == ("not_applicable", toy_op.OP), (a.name, out)
+            assert "not applicable" in a.repro(case) and a.native_api(toy_op.OP, case) == toy_op.OP
+    finally:
+        toy_op.unregister()

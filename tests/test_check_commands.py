@@ -1,0 +1,83 @@
+"""`conform check-op` and `conform check-adapter` (conform/check.py, suites/completeness.py): every shipped op
+and adapter is complete, and what an incomplete one lacks is named."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import toy_op
+from conform import check, cli
+from contract.vocabulary import EXIT_ADAPTER, EXIT_DIVERGED, EXIT_OK, EXIT_USAGE
+from oracle import registry
+from suites import completeness
+from suites.corpus import load_corpus
+
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_corpus()[0]
+
+
+@pytest.fixture
+def importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(TESTS))     # workers see this process's sys.path
+
+
+def _missing(needs) -> list:
+    return [n.what for n in needs if not n.ok]
+
+
+@pytest.mark.parametrize("op", registry.ops())
+def test_every_shipped_op_is_complete(op, shipped):
+    needs = completeness.check_op(op, shipped)
+    assert not _missing(needs), completeness.text(op, needs)
+
+
+def test_refuses_an_op_that_lacks_reading_domain_and_mutants(shipped, capsys):
+    toy_op.register()
+    try:
+        missing = _missing(completeness.check_op("toy_abs", shipped))
+        assert cli.main(["check-op", "toy_abs"]) == EXIT_DIVERGED
+    finally:
+        toy_op.unregister()
+    for what in ("reading: the document's sentences", "domain: a DOMAIN table", "corpus: cases of the op",
+                 "strategies: a boundary family and boundary_cases()", "docs: docs/SPEC.md regenerated"):
+        assert what in missing, f"actual missing: {missing}; expected {what!r} among them"
+    assert any(w.startswith("mutants:") for w in missing), missing
+    assert "MISSING" in capsys.readouterr().out
+
+
+def test_an_unknown_op_is_a_usage_error(capsys):
+    assert cli.main(["check-op", "no_such_op"]) == EXIT_USAGE
+    assert "unknown op 'no_such_op'" in capsys.readouterr().err
+
+
+def test_quotas_scale_with_the_op():
+    small = toy_op.SPEC          # one sem and one err clause, one input
+    assert completeness.mutant_quota(small) == 2 and completeness.domain_quota(small) == 4
+    assert all(completeness.mutant_quota(registry.spec(op)) == completeness.MUTANTS_MAX for op in registry.ops())
+
+
+def test_the_oracle_adapter_is_complete(capsys):
+    assert cli.main(["check-adapter", "oracle", "--cases-per-op", "1"]) == EXIT_OK, capsys.readouterr().out
+
+
+def test_refuses_a_repro_that_passes_where_the_case_fails(importable):
+    needs = check.check_adapter("bad_adapters:LyingRepro", per_op=2)
+    bad = [n for n in needs if not n.ok]
+    assert [n.what for n in bad] == ["clip: its repro script runs and fails exactly where the case fails"], bad
+    assert "exited 0" in bad[0].found and "expected non-zero" in bad[0].found
+
+
+def test_refuses_an_adapter_naming_an_op_the_oracle_does_not_register(importable):
+    needs = {n.what: n for n in check.check_adapter("bad_adapters:ClaimsUnknownOp", per_op=1)}
+    assert not needs["ops: names only registered ops"].ok
+    assert "no_such_op" in needs["ops: names only registered ops"].found
+
+
+def test_an_unavailable_adapter_exits_5(importable, capsys):
+    assert cli.main(["check-adapter", "bad_adapters:Unavailable"]) == EXIT_ADAPTER
+    assert "unavailable" in capsys.readouterr().err
