@@ -65,7 +65,9 @@ def build_parser():
     p.add_argument("--out", metavar="DIR", default="conform-out", help="output folder (default: conform-out)")
     p.add_argument("--case-timeout", type=positive_float, metavar="S",
                    help="seconds per case before the worker is killed (default: the adapter's, else 60)")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes per adapter (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="calls run at once over all adapters: idle workers take cases from any adapter with some "
+                        "left (default: the number of cores)")
     p.add_argument("--in-process", action="store_true", help="run adapters in this process (debugging)")
     p.add_argument("--profile", default="ci", choices=PROFILES,
                    help=f"recorded in the results header (default ci): {profiles_text()}")
@@ -121,7 +123,8 @@ def build_parser():
     p.add_argument("--corpus", metavar="PATH",
                    help="the certified corpus, to check coverage (default: the shipped corpus)")
     p.add_argument("--case-timeout", type=positive_float, metavar="S", help="seconds per case before the worker is killed")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="calls run at once over the re-run (default: the number of cores)")
     p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
     p.set_defaults(func=cmd_verify)
 
@@ -305,39 +308,66 @@ def _raise_interrupt(signum, frame):
 
 
 class Progress:
-    """A one-line progress bar on a terminal; a line per 10% elsewhere (CI logs)."""
+    """The run's progress: per adapter done/total, cases per second, the time left.
 
-    def __init__(self, stream, width=30):
-        self.stream, self.width = stream, width
+    On a terminal one line redraws in place; elsewhere (a CI log) a line every LOG_EVERY_S seconds and at
+    the end.  `per_adapter` is set by the runner to the scheduler's snapshot (suites/scheduler.py)."""
+
+    LOG_EVERY_S = 10.0
+
+    def __init__(self, stream, width=20, clock=time.monotonic):
+        self.stream, self.width, self.clock = stream, width, clock
         self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.t0 = time.monotonic()
-        self.last, self.last_decile, self.shown = 0.0, -1, False
+        self.t0 = clock()
+        self.last, self.shown, self.ended = float("-inf"), False, False
+        self.per_adapter = None
 
     def __call__(self, done, total, counts):
-        now = time.monotonic()
-        frac = done / total if total else 1.0
+        now = self.clock()
+        finished = total and done >= total
+        if finished and self.ended:
+            return
+        if not finished and now - self.last < (0.1 if self.tty else self.LOG_EVERY_S):
+            return
+        self.last, self.ended = now, bool(finished)
+        line = self.line(done, total, counts, now)
         if self.tty:
-            if now - self.last < 0.1 and done < total:
-                return
-            self.last = now
-            filled = int(frac * self.width)
-            bad = sum(n for v, n in counts.items() if v not in ("pass", "extension", "not-applicable"))
-            rate = done / max(now - self.t0, 1e-9)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
-                              f"{bad} failing  {rate:.0f}/s ")
+            self.stream.write("\r" + line + "\x1b[K")
             self.shown = True
         else:
-            decile = int(frac * 10)
-            if decile == self.last_decile:
-                return
-            self.last_decile = decile
-            self.stream.write(f"conform: {done}/{total} results ({decile * 10}%)\n")
+            self.stream.write(f"conform: {line}\n")
         self.stream.flush()
+
+    def line(self, done, total, counts, now) -> str:
+        frac = done / total if total else 1.0
+        elapsed = max(now - self.t0, 1e-9)
+        rate = done / elapsed
+        bad = sum(n for v, n in counts.items() if v not in ("pass", "extension", "not-applicable"))
+        lanes = self.per_adapter() if self.per_adapter else []
+        left = _time_left(done, total, rate, lanes)
+        head = (f"[{'#' * int(frac * self.width)}{'.' * (self.width - int(frac * self.width))}] " if self.tty else "")
+        parts = [f"{head}{done}/{total} results ({frac:.0%}), {bad} failing, {rate:.0f}/s"
+                 + (f", {_duration(left)} left" if left is not None and done < total else "")]
+        parts += [f"{name} {d}/{t}" + (f" x{w}" if w > 1 else "") for name, d, t, w, _ in lanes]
+        return "; ".join(parts) if not self.tty else "  ".join(parts)
 
     def finish(self):
         if self.tty and self.shown:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _time_left(done, total, rate, lanes):
+    """Seconds left: the slowest adapter's cases left x its time per case / its workers; else by the rate."""
+    ends = [(t - d) * busy / d / max(w, 1) for _, d, t, w, busy in lanes if d]
+    if ends:
+        return max(ends)
+    return (total - done) / rate if rate > 0 else None
+
+
+def _duration(s: float) -> str:
+    s = int(round(s))
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
 if __name__ == "__main__":

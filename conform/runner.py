@@ -142,7 +142,7 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
     try:
         session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
                              case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
-                             profile=profile, shard=shard, copies=jobs, pythons=pythons, expect=expect,
+                             profile=profile, shard=shard, jobs=jobs, pythons=pythons, expect=expect,
                              construction_check=construction_check, ops=ops,
                              expectations_files=expectations_files)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
@@ -219,7 +219,7 @@ def _locked_run(session, path, fd, resume, progress, t0):
         if progress:
             progress(len(done), max(total, len(done)), counts)
         interrupted = False
-        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done)
+        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done, total=max(0, total // max(1, len(names))))
         try:
             for case, verdicts, failure in judged:
                 if failure:
@@ -233,6 +233,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
                 if session.construction_check:
                     result.construction += session.construction_differences(case, verdicts)
                 if progress:
+                    if getattr(progress, "per_adapter", False) is None and session.scheduler is not None:
+                        progress.per_adapter = session.scheduler.snapshot
                     doneso = len(done) + session.totals.recorded
                     progress(doneso, max(total, doneso), counts)
         except KeyboardInterrupt:

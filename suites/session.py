@@ -14,9 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import queue
-from collections import Counter, OrderedDict, deque
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -28,7 +27,6 @@ from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_U
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
 
-LOOKAHEAD = 2           # cases sent to the workers ahead of the one being judged
 EXPECT_CACHE = 64       # expectations kept, so the per-adapter test items of one case share one
 
 
@@ -151,15 +149,15 @@ def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def check_options(case_timeout=None, copies=1, expectations_dir=None, ops=None) -> None:
+def check_options(case_timeout=None, jobs=1, expectations_dir=None, ops=None) -> None:
     """The option checks of docs/CLI.md, for every driver (conform run, certify, verify, the pytest plugin):
     SessionError(EXIT_USAGE) for a value no run can use, SessionError(EXIT_BAD_INPUT) for a folder that is
     not there (a typo must not silently list no expected divergence)."""
     if case_timeout is not None and (isinstance(case_timeout, bool) or not isinstance(case_timeout, (int, float))
                                      or not 0 < case_timeout < float("inf")):
         raise SessionError(f"--case-timeout must be a number of seconds > 0, got {case_timeout!r}", EXIT_USAGE)
-    if copies is not None and (isinstance(copies, bool) or not isinstance(copies, int) or copies < 1):
-        raise SessionError(f"--jobs must be a whole number >= 1, got {copies!r}", EXIT_USAGE)
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise SessionError(f"--jobs must be a whole number >= 1, got {jobs!r}", EXIT_USAGE)
     if expectations_dir is not None and not os.path.isdir(expectations_dir):
         what = "is not a folder" if os.path.exists(expectations_dir) else "does not exist"
         raise SessionError(f"--expectations {expectations_dir}: {what} (it must be a folder of <adapter>.txt files)",
@@ -182,14 +180,14 @@ class RunSession:
 
     `specs`: adapter names or module:Class; None selects every available adapter (an unavailable
     one is skipped with its reason in `skipped`), while a named one that is unavailable is an error.
-    `copies`: handle sets to open (one per --jobs thread).  `expect`: case -> Expectation (default
+    `jobs`: calls run at once over all adapters (suites/scheduler.py).  `expect`: case -> Expectation (default
     oracle.expect).  Usable as a context manager; `close()` stops every worker.
     """
 
     def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
-                 memory_mb=0, profile="ci", shard=None, copies=1, pythons=None, expect=None,
+                 memory_mb=0, profile="ci", shard=None, jobs=1, pythons=None, expect=None,
                  construction_check=False, ops=None, expectations_files=None):
-        check_options(case_timeout, copies, expectations_dir, ops)
+        check_options(case_timeout, jobs, expectations_dir, ops)
         self.expectations_files = dict(expectations_files or {})      # --expectations [SPEC=]FILE
         stray = sorted(set(self.expectations_files) - set(specs or ()))
         if stray:
@@ -205,7 +203,7 @@ class RunSession:
         self.case_timeout, self.in_process, self.memory_mb = case_timeout, in_process, memory_mb
         self.profile = profile
         self.k, self.n = parse_shard(shard)
-        self.copies = 1 if in_process else max(1, int(copies or 1))   # in-process frameworks share one interpreter
+        self.jobs = 1 if in_process else max(1, int(jobs or 1))   # in-process frameworks share one interpreter
         # --python NAME=PATH; the rest as adapters.environments says (conform.toml, pyproject.toml, the
         # environment setup.sh built for the adapter, else this interpreter).  In-process: this one.
         self.pythons = dict(pythons or {})
@@ -224,6 +222,9 @@ class RunSession:
         self.exclusions: dict = {}             # adapter name -> its declared exclusions (Adapter.excludes)
         self.totals = Totals()
         self._cache: OrderedDict = OrderedDict()
+        self._cache_size = EXPECT_CACHE
+        self._lock = threading.Lock()       # the scheduler's slots share the cache and the match counts
+        self.scheduler = None
 
     # ---- corpus ---------------------------------------------------------------------------
     @property
@@ -263,9 +264,7 @@ class RunSession:
             if self.construction_check:     # every other way each adapter builds inputs, beside the default
                 first += self._open_set([f"{h.spec}@{way}" for h in list(first) for way in h.constructions[1:]],
                                         select=False)
-            self.handle_sets.append(first)
-            for _ in range(self.copies - 1):
-                self.handle_sets.append(self._open_set([h.spec for h in first], select=False))
+            self.handle_sets.append(first)      # more workers per adapter are started as the run needs them
         except BaseException:
             self.close()
             raise
@@ -359,6 +358,8 @@ class RunSession:
                 for h in self.handles]
 
     def close(self):
+        if self.scheduler is not None:
+            self.scheduler.close()
         for hs in self.handle_sets:
             for h in hs:
                 h.close()
@@ -386,6 +387,10 @@ class RunSession:
     # ---- judging ----------------------------------------------------------------------------
     def expectation(self, case):
         """oracle.expect(case), once per case: the per-adapter items of one case share the answer."""
+        with self._lock:
+            return self._expectation(case)
+
+    def _expectation(self, case):
         hit = self._cache.get(case.id)
         if hit is not None:
             self._cache.move_to_end(case.id)
@@ -398,13 +403,17 @@ class RunSession:
         if e is None:
             e = self._expect(case)
         self._cache[case.id] = e
-        if len(self._cache) > EXPECT_CACHE:
+        if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return e
 
     def verdict(self, case, expectation, outcome, handle) -> Verdict:
         """Judge one outcome and name the expectations line that lists it, if it diverges."""
         v = judge(case, expectation, outcome, handle)
+        with self._lock:
+            return self._listed(v, case, handle)
+
+    def _listed(self, v, case, handle) -> Verdict:
         if v.verdict == "not-applicable" and case.op in getattr(handle, "ops", ()):
             excluded = self.exclusions.get(v.adapter)
             reason = excluded.match(v.key(), v.evidence()) if excluded else None
@@ -431,70 +440,21 @@ class RunSession:
             self.totals.unlisted += 1
         return case_record(run_id, verdict, case)
 
-    def judged(self, cases: Iterable, skip: Callable = lambda case, name: False) -> Iterator:
-        """(case, verdicts, oracle failure) in corpus order, adapters and the oracle overlapping.
-
-        One handle set: up to LOOKAHEAD cases in flight.  Several (--jobs): one thread per set,
-        results still yielded in corpus order.  `skip(case, adapter_name)` leaves out pairs a
-        resumed run already has.
-        """
-        sets = self.open().handle_sets
-        if len(sets) == 1:
-            pending = deque()
-            for case in cases:
-                pending.append(self._submit(case, sets[0], skip))
-                if len(pending) > LOOKAHEAD:
-                    yield self._finish(*pending.popleft())
-            while pending:
-                yield self._finish(*pending.popleft())
-            return
-        free = queue.Queue()
-        for hs in sets:
-            free.put(hs)
-
-        def task(case):
-            hs = free.get()
-            try:
-                return self._finish(*self._submit(case, hs, skip))
-            finally:
-                free.put(hs)
-
-        window = deque()
-        ex = ThreadPoolExecutor(max_workers=len(sets))
+    def judged(self, cases: Iterable, skip: Callable = lambda case, name: False, total: int = 0) -> Iterator:
+        """(case, verdicts, oracle failure) in corpus order, `jobs` calls at a time over every adapter
+        (suites/scheduler.py: idle workers take cases from any adapter that has some left).
+        `skip(case, adapter_name)` leaves out pairs a resumed run already has; `total`: the cases
+        expected, for progress and the scheduler's estimate of each adapter's work left."""
+        from .scheduler import Scheduler
+        handles = self.open().handle_sets[0]
+        sched = Scheduler(self, handles, self.jobs, lambda spec: self._open_set([spec], select=False)[0],
+                          total=total)
+        self.scheduler = sched
+        self._cache_size = max(EXPECT_CACHE, 2 * sched.window)     # a lane may lag the window behind
         try:
-            for case in cases:
-                window.append(ex.submit(task, case))
-                if len(window) >= 4 * len(sets):
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        except BaseException:
-            # Ctrl-C, or the caller stopped early: an interrupt must not wait for a hanging case.  Kill
-            # every worker (abort: no descriptor is closed under a thread still reading it), so each
-            # thread's wait ends at once and the threads can be joined before close().
-            for f in window:
-                f.cancel()
-            for hs in sets:
-                for h in hs:
-                    h.abort()
-            raise
+            yield from sched.judged(cases, skip)
         finally:
-            ex.shutdown(wait=True, cancel_futures=True)
-
-    def _submit(self, case, handles, skip):
-        todo = [h for h in handles if not skip(case, h.name)]
-        for h in todo:
-            h.submit(case, timeout=self.case_timeout)
-        return case, todo
-
-    def _finish(self, case, todo):
-        try:
-            expectation = self.expectation(case)
-        except Exception as e:      # an oracle bug on one case must not stop the other cases
-            for h in todo:
-                h.collect()
-            return case, [], f"{type(e).__name__}: {e}"
-        return case, [self.verdict(case, expectation, h.collect(), h) for h in todo], None
+            sched.close()
 
     # ---- the end ------------------------------------------------------------------------------
     def end_record(self, run_id, counts=None) -> dict:

@@ -122,6 +122,30 @@ def test_a_hanging_call_times_out_and_the_adapter_lives_on():
         a.close()
 
 
+def test_the_hang_limit_is_the_measured_floor_and_rises_with_the_load():
+    from adapters.pypto_runtime.isolate import FLOOR_S, HangLimit
+    limit = HangLimit()
+    for _ in range(50):
+        limit.record(0.037)                         # the corpus's median call on the 2-core machine
+    assert limit.seconds() == FLOOR_S == 1.0
+    for _ in range(50):
+        limit.record(0.2)                           # a loaded machine: every call five times slower
+    assert limit.seconds() == 5.0
+
+
+@needs_pypto
+def test_the_slowest_passing_corpus_case_does_not_time_out_under_the_floor(adapter):
+    # the slowest call that returned in a full corpus run (0.21 s): a bool key, measured in benchmarks/README.md
+    from adapters.pypto_runtime.isolate import FLOOR_S
+    for _ in range(50):
+        adapter._hang_limit.record(0.01)            # a history of fast calls: the limit is the floor itself
+    assert adapter._hang_limit.seconds() == FLOOR_S
+    from suites.corpus import iter_corpus
+    slow = next(c for c in iter_corpus() if c.id == "2733429cffdc5e8d")     # a[True, True, False, False] = b
+    out = adapter.run(slow)
+    assert out.kind != TIMED_OUT, f"actual: a slow pass timed out after {out.seconds} s; expected an answer"
+
+
 @needs_pypto
 def test_an_interpreter_error_does_not_poison_later_calls(adapter):
     # pypto leaves its controller inside the failed function after this error; each call is a fresh fork.
