@@ -11,8 +11,9 @@ that pypto parses and compiles up to its tensor graph; pypto's pass-verify
 interpreter runs that graph with its torch-based calculator and dumps every
 parameter that has a golden, and the outputs are read back from those dumps
 (readback.py).  The patches this needs are in patches.py, pinned to pypto 0.2.0.
-Each call runs in a forked child of the set-up worker (isolate.py): a failed
-kernel leaves pypto's process state broken, and some keys hang forever.
+Each call runs in a forked child of the set-up worker (isolate.py), kept for the next call
+while calls return cleanly: a failed kernel leaves pypto's process state broken, and some keys
+hang forever.
 What pypto prints is captured (capture.py) into the outcome's stderr, and every
 file it writes goes to a private temporary folder (workspace.py).
 scatter_nd_add and set_ have no pypto mapping.
@@ -28,7 +29,7 @@ from .convert import to_torch
 from .mapping import OpMap, native_name, unmapped
 from .pypto_runtime import calculator, kernels, patches, readback
 from .pypto_runtime.capture import capture_output
-from .pypto_runtime.isolate import HangLimit, call_in_child
+from .pypto_runtime.isolate import HangLimit, KeptChild
 
 EXECUTION = "pypto 0.2.0, tensor-graph interpreter on CPU"
 # The one table: each op pypto maps, with its native API; its row builds the kernel, which is both the call
@@ -57,6 +58,7 @@ class PyptoAdapter(Adapter):
         self._pypto = None
         self._kernels = {}       # kernel source -> jit wrapper, per worker
         self._hang_limit = HangLimit()   # a call compiles a kernel (10-150 ms); some keys hang forever
+        self._child = KeptChild(self._call_here)     # calls run in a forked child, kept while they return cleanly
 
     # ---- identity and availability ------------------------------------------------------------
     def version(self) -> str:
@@ -94,7 +96,8 @@ class PyptoAdapter(Adapter):
         self._pypto = pypto
 
     def close(self) -> None:
-        """Remove the temporary folder now (it is also removed at exit)."""
+        """Stop the kept child; remove the temporary folder now (it is also removed at exit)."""
+        self._child.close()
         if self._ws is not None:
             self._ws.remove()
 
@@ -117,9 +120,53 @@ class PyptoAdapter(Adapter):
             plan = kernels.plan(case, TABLE[case.op].run)
         except kernels.NoMapping as e:
             return Outcome.not_applicable(str(e))
-        try:
-            if self._pypto is None:
+        if self._pypto is None:
+            try:
                 self.setup()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:
+                return Outcome.raised(e)
+        self._ws.clear_call_files()
+        limit = self._hang_limit.seconds()
+        started = time.monotonic()
+        child = self._child.call(case.to_json(), limit)
+        if child.timed_out:
+            return Outcome(TIMED_OUT, seconds=limit,
+                           message=f"the kernel call did not finish within {limit:g} s (25x the typical call "
+                                   f"here, at least {self._hang_limit.floor:g} s, at most "
+                                   f"{self._hang_limit.ceiling:g} s); killed")
+        self._hang_limit.record(time.monotonic() - started)
+        if child.signal is not None:
+            return Outcome(CRASHED, signal=child.signal, message=f"the kernel call died by signal {child.signal}")
+        if child.payload is None:
+            return Outcome(CRASHED, message=f"the kernel call exited with status {child.exit_status} and no answer")
+        if "adapter_error" in child.payload:
+            return Outcome.raised(RuntimeError(f"pypto adapter bug in the kernel call: {child.payload['adapter_error']}"))
+        if "prepare_error" in child.payload:      # building the kernel or its arguments failed
+            e = child.payload["prepare_error"]
+            return Outcome(RAISED, exc_type=e["type"], exc_mro=tuple(e["mro"]), message=e["message"])
+        stderr, error = child.payload["stderr"], child.payload["error"]
+        if child.payload["unobservable"]:
+            # the CPU path cannot carry these tensors; what pypto does with them on an NPU is not seen here
+            return Outcome.not_applicable(f"not observable on the CPU interpreter: {child.payload['unobservable']}")
+        if error:
+            return Outcome(RAISED, exc_type=error["type"], exc_mro=tuple(error["mro"]), message=error["message"],
+                           stderr=stderr)
+        wanted = set(plan.outputs.values())
+        try:
+            values = readback.read_params(self._ws.dump_dir, {i: kernels.zeros_for(plan.params[i]) for i in wanted})
+        except readback.ReadbackError as e:
+            return Outcome.raised(e, stderr=stderr)
+        return Outcome.returned(**{name: values[i] for name, i in plan.outputs.items()})
+
+    def _call_here(self, case_json) -> tuple:
+        """In the kept child (isolate.KeptChild): build the case's kernel and call it; (what happened, whether
+        this process is still clean enough for the next call: only a call that returned cleanly keeps it)."""
+        from contract.case import Case
+        case = Case.from_json(case_json)
+        plan = kernels.plan(case, TABLE[case.op].run)
+        try:
             kernel = self._kernel(plan)
             args = [to_torch(case.inputs[p.source] if p.source else kernels.zeros_for(p)) for p in plan.params]
             wanted = set(plan.outputs.values())
@@ -128,52 +175,23 @@ class PyptoAdapter(Adapter):
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:
-            return Outcome.raised(e)
-        self._ws.clear_call_files()
+            return {"prepare_error": _describe(e)}, False
         pypto = self._pypto
-
-        def call():
-            error = unobservable = None
-            with capture_output() as cap:
+        error = unobservable = None
+        with capture_output() as cap:
+            try:
+                pypto.set_verify_golden_data(goldens=goldens)
+            except Exception as e:            # only the interpreter needs goldens (0-d ones fail)
+                unobservable = f"pypto's interpreter cannot take these goldens: {type(e).__name__}: {e}"
+            else:
                 try:
-                    pypto.set_verify_golden_data(goldens=goldens)
-                except Exception as e:            # only the interpreter needs goldens (0-d ones fail)
-                    unobservable = f"pypto's interpreter cannot take these goldens: {type(e).__name__}: {e}"
-                else:
-                    try:
-                        kernel(*args)
-                    except BaseException as e:    # pypto's failure is the result, whatever it is
-                        error = real_exception(e)
-                        if isinstance(error, patches.Unobservable):
-                            unobservable, error = str(error), None
-            return {"stderr": cap.text, "error": error and _describe(error), "unobservable": unobservable}
-
-        limit = self._hang_limit.seconds()
-        started = time.monotonic()
-        child = call_in_child(call, limit)
-        if child.timed_out:
-            return Outcome(TIMED_OUT, seconds=limit,
-                           message=f"the kernel call did not finish within {limit:g} s (25x the typical call "
-                                   f"here, at most {self._hang_limit.ceiling:g} s); killed")
-        self._hang_limit.record(time.monotonic() - started)
-        if child.signal is not None:
-            return Outcome(CRASHED, signal=child.signal, message=f"the kernel call died by signal {child.signal}")
-        if child.payload is None:
-            return Outcome(CRASHED, message=f"the kernel call exited with status {child.exit_status} and no answer")
-        if "adapter_error" in child.payload:
-            return Outcome.raised(RuntimeError(f"pypto adapter bug in the kernel call: {child.payload['adapter_error']}"))
-        stderr, error = child.payload["stderr"], child.payload["error"]
-        if child.payload["unobservable"]:
-            # the CPU path cannot carry these tensors; what pypto does with them on an NPU is not seen here
-            return Outcome.not_applicable(f"not observable on the CPU interpreter: {child.payload['unobservable']}")
-        if error:
-            return Outcome(RAISED, exc_type=error["type"], exc_mro=tuple(error["mro"]), message=error["message"],
-                           stderr=stderr)
-        try:
-            values = readback.read_params(self._ws.dump_dir, {i: kernels.zeros_for(plan.params[i]) for i in wanted})
-        except readback.ReadbackError as e:
-            return Outcome.raised(e, stderr=stderr)
-        return Outcome.returned(**{name: values[i] for name, i in plan.outputs.items()})
+                    kernel(*args)
+                except BaseException as e:    # pypto's failure is the result, whatever it is
+                    error = real_exception(e)
+                    if isinstance(error, patches.Unobservable):
+                        unobservable, error = str(error), None
+        payload = {"stderr": cap.text, "error": error and _describe(error), "unobservable": unobservable}
+        return payload, error is None and unobservable is None
 
     def _kernel(self, plan):
         key = plan.cache_key()

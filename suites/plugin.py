@@ -76,6 +76,8 @@ class PluginState:
             self.part_name = "main"
         self._writer = None
         self.merged = None
+        self.planned = []           # (spec, case) of the corpus items this process runs, in run order
+        self._ahead = None          # the scheduler's run over them (Ahead), started by the first item
 
     @property
     def session(self):
@@ -87,7 +89,10 @@ class PluginState:
                 self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=folder,
                                            expectations_files=files,
                                            case_timeout=opt("case_timeout"), in_process=opt("in_process"),
-                                           profile=_profile_name(self.config), pythons=self.pythons())
+                                           profile=_profile_name(self.config), pythons=self.pythons(),
+                                           # one process runs its planned items on every core (an xdist
+                                           # worker checks items one by one: xdist spreads those)
+                                           jobs=(os.cpu_count() or 1) if self.worker is None else 1)
             except SessionError as e:
                 raise pytest.UsageError(str(e)) from None
         return self._session
@@ -170,14 +175,31 @@ class PluginState:
                 raise pytest.UsageError(str(e)) from None
         return self._cases
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        # The corpus items this process runs, once deselection is done: the same scheduler as `conform run`
+        # runs them ahead of pytest, every core busy.  An xdist worker is handed items as it goes, so it
+        # checks each when it comes (xdist spreads those over the cores).
+        if self.worker is None:
+            self.planned = [it.callspec.params["corpus_item"] for it in items
+                            if hasattr(it, "callspec") and "corpus_item" in it.callspec.params]
+
     def check(self, spec, case):
         """One corpus case through one adapter: judged, listed divergences matched, recorded."""
-        v = self.session.check(case, self.handle(spec))
+        v = None
+        if self.planned:
+            if self._ahead is None:
+                self._ahead = Ahead(self.session, self.planned)
+            v = self._ahead.verdict(spec, case)
+        if v is None:       # not planned (a rerun, an xdist worker): the scheduler is done by then
+            v = self.session.check(case, self.handle(spec))
         self.record(v, case)
         return v
 
     def explore(self, handle, case):
         """One explored case through one adapter, judged and matched against the expectations (not recorded)."""
+        if self._ahead is not None:
+            self._ahead.finish()        # a worker serves one caller at a time
         return self.session.check(case, handle)
 
     # ---- recording --------------------------------------------------------------------------
@@ -192,6 +214,8 @@ class PluginState:
         self._writer.write(self.session.record(verdict, case, self._part_run_id))
 
     def pytest_sessionfinish(self, session):
+        if self._ahead is not None:
+            self._ahead.stop()
         if self._session is not None:
             self._session.close()
         if self._writer is not None:
@@ -208,6 +232,77 @@ class PluginState:
             terminalreporter.write_line(f"conform: expectation pattern matched nothing: {line}", yellow=True)
         if merged["path"]:
             terminalreporter.write_line(f"conform: {merged['cases']} results -> {merged['path']}")
+
+
+class Ahead:
+    """The planned corpus items run by the session's scheduler in a thread, ahead of pytest's own calls;
+    each item then takes its verdict (or waits for it)."""
+
+    def __init__(self, session, planned):
+        import threading
+        self._names = {h.spec: h.name for h in session.handles}
+        self._want = {(case.id, self._names.get(spec)) for spec, case in planned}
+        cases, seen = [], set()
+        for _, case in planned:
+            if case.id not in seen:
+                seen.add(case.id)
+                cases.append(case)
+        self._gen = session.judged(cases, skip=lambda c, name: (c.id, name) not in self._want,
+                                   total=len(cases))
+        self._session = session
+        self._got, self._failed = {}, {}
+        self._cv = threading.Condition()
+        self._done = False
+        self._error = None
+        self._thread = threading.Thread(target=self._drain, name="conform-ahead", daemon=True)
+        self._thread.start()
+
+    def _drain(self):
+        try:
+            for case, verdicts, failure in self._gen:
+                with self._cv:
+                    if failure:
+                        self._failed[case.id] = failure
+                    for v in verdicts:
+                        self._got[(case.id, v.adapter)] = v
+                    self._cv.notify_all()
+        except BaseException as e:      # re-raised in the item that waits for it
+            self._error = e
+        finally:
+            with self._cv:
+                self._done = True
+                self._cv.notify_all()
+
+    def verdict(self, spec, case):
+        """The verdict of a planned pair; None for a pair the scheduler does not run (checked directly)."""
+        key = (case.id, self._names.get(spec))
+        if key not in self._want:
+            self.finish()
+            return None
+        with self._cv:
+            while key not in self._got and case.id not in self._failed and not self._done:
+                self._cv.wait(0.5)
+            if self._error is not None:
+                raise self._error
+            if case.id in self._failed:
+                raise RuntimeError(f"the oracle failed on case {case.id}: {self._failed[case.id]}")
+            v = self._got.pop(key, None)
+        if v is None:
+            self.finish()
+        return v
+
+    @property
+    def _scheduler(self):
+        return self._session.scheduler
+
+    def finish(self):
+        self._thread.join()
+
+    def stop(self):
+        """A pytest session that ended early (-x, Ctrl-C): the workers stop, and the thread with them."""
+        if self._thread.is_alive() and self._scheduler is not None:
+            self._scheduler.cancel()
+        self._thread.join(timeout=30)
 
 
 def _available_text(pythons=None) -> str:

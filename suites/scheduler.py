@@ -77,7 +77,7 @@ class Scheduler:
         self.order = [h.name for h in handles]
         self.window = WINDOW_PER_JOB * self.jobs
         self._cv = threading.Condition()
-        self._stop = False
+        self._stop = self._cancelled = False
         self._error = None
         self._started = []          # handles this scheduler opened (closed at the end)
         self.started_at = time.monotonic()
@@ -117,10 +117,12 @@ class Scheduler:
                     return
                 head = pending[0]
                 with self._cv:
-                    while not head.complete and self._error is None:
+                    while not head.complete and self._error is None and not self._cancelled:
                         self._cv.wait(0.2)      # a timed wait: Ctrl-C reaches this thread
                     if self._error is not None:
                         raise self._error
+                    if self._cancelled:
+                        return
                 pending.popleft()
                 verdicts = [head.verdicts[n] for n in head.todo]
                 yield head.case, ([] if head.failure else verdicts), head.failure or None
@@ -140,6 +142,16 @@ class Scheduler:
                 self._cv.notify_all()
             for t in threads:
                 t.join()
+
+    def cancel(self) -> None:
+        """From another thread: stop taking tasks, kill every worker (the calls in flight end at once), and
+        end judged() at its next case."""
+        with self._cv:
+            self._stop = self._cancelled = True
+            self._cv.notify_all()
+        for ln in self.lanes.values():
+            for h in list(ln.handles):
+                h.abort()
 
     def close(self) -> None:
         for h in self._started:

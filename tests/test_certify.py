@@ -427,7 +427,7 @@ def test_the_certify_walkthrough_runs_as_documented(tmp_path):
                  "verified: hashes, claims, identity and the re-run sample agree with the certificate"):
         assert line in documented and line in r.stdout, f"{line!r}\n{r.stdout}"
     assert f"the {n} clip and scatter cases" in documented
-    assert re.search(r"^conform: \d+/%d results \(100%%\)$" % n, r.stderr, re.M), "certify's progress, to the claimed total"
+X
     certs = list(scratch.glob("*/cert/certificate.json"))
     assert len(certs) == 1, certs
     cert = json.loads(certs[0].read_text())

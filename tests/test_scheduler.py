@@ -104,3 +104,33 @@ def test_progress_on_a_terminal_redraws_one_line():
     bar.finish()
     text = out.getvalue()
     assert text.count("\n") == 1 and text.count("\r") == 5 and "4/4 results (100%)" in text
+
+
+LANES_PLUGIN = '''
+import json, os
+from suites import scheduler
+from suites.plugin import state_of
+
+scheduler.GROW_WORTH_S = 0.05
+
+
+def pytest_unconfigure(config):
+    sched = state_of(config)._session.scheduler
+    with open(os.environ["LANES_OUT"], "w") as f:
+        json.dump(sched.snapshot() if sched else None, f)
+'''
+
+
+def test_the_pytest_plugin_runs_its_corpus_items_through_the_same_scheduler(corpus, tmp_path):
+    import subprocess
+    (tmp_path / "lanes_plugin.py").write_text(LANES_PLUGIN)
+    out = tmp_path / "lanes.json"
+    root = os.path.dirname(TESTS)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, TESTS, str(tmp_path)]), "LANES_OUT": str(out)}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "lanes_plugin", "-q", "suites/test_corpus.py",
+                        "--adapter", "oracle", "--adapter", "bad_adapters:Slow", "--corpus", corpus, "-p", "no:xdist"],
+                       cwd=root, env=env, text=True, capture_output=True, timeout=300)
+    assert "80 passed" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+    lanes = json.loads(out.read_text())
+    assert lanes is not None, "the corpus items were checked one by one, not by the scheduler"
+    assert {name: (done, w) for name, done, _, w, _ in lanes} == {"oracle": (40, 1), "slow": (40, 2)}, lanes

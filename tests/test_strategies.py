@@ -104,41 +104,23 @@ def test_cases_are_well_formed(drawn):
         assert 0 < len(case.label) <= 200, where
         spec = registry.spec(op)
         need, may = _names(spec.inputs)
-        if op == "setitem":     # inputs.<name>: the tensors the key refers to
-            from oracle.setitem import key_tensors
-            may |= set(key_tensors(case.params["key"]))
-        assert need <= set(case.inputs) <= need | may, f"{where}: inputs {sorted(case.inputs)}"
+        # a contract field named "<name>" admits inputs of any name (setitem's key tensors); the op's
+        # well_formed says which
+        wildcard = any(n.startswith("<") for n in may)
+        assert need <= set(case.inputs) and (wildcard or set(case.inputs) <= need | may), \
+            f"{where}: inputs {sorted(case.inputs)}"
         need, may = _names(spec.params)
         assert need <= set(case.params) <= need | may, f"{where}: params {sorted(case.params)}"
         for k, a in case.inputs.items():
             assert str(a.dtype) in ALL, f"{where}: input {k} dtype {a.dtype}"
             assert a.size <= 4096, f"{where}: input {k} has {a.size} elements; keep cases small"
         spec.decode(case)       # the op's one decoder reads it (ValueError: malformed)
-        _well_formed_params(op, case, where)
+        problem = strategies.well_formed(op, case)      # and what the op's strategies promise beyond it
+        assert not problem, f"{where}: {problem}"
 
 
 def _names(fields):
     return {f.name for f in fields if f.required}, {f.name for f in fields if not f.required}
-
-
-def _well_formed_params(op, case, where):
-    p = case.params
-    if op == "clip":
-        for name in ("min", "max"):
-            if name in p:
-                kind = p[name]["kind"]
-                assert kind in ("tensor", "int", "float", "element"), where
-                assert (kind == "tensor") == (name in case.inputs), f"{where}: {name} tensor ref"
-                if kind == "element":
-                    assert p[name]["dtype"] in ALL, where
-    elif op == "scatter":
-        assert isinstance(p["dim"], int) and isinstance(p["inplace"], bool), where     # strategies give inplace
-        assert ("src" in case.inputs) != ("value" in p), f"{where}: exactly one of src/value"
-    elif op == "set_":
-        assert p["source_kind"] in ("none", "storage", "tensor"), where
-        assert ("source" in case.inputs) == (p["source_kind"] != "none"), where
-        if "source" in case.inputs:
-            assert case.inputs["source"].ndim == 1, f"{where}: the source is a 1-D storage"
 
 
 def test_oracle_answers_every_case(oracle_answers):

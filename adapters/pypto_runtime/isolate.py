@@ -1,4 +1,4 @@
-"""Run one pypto kernel call in a forked child of the (already set-up) worker.
+"""Run pypto kernel calls in a forked child of the (already set-up) worker.
 
 A kernel that fails inside pypto's C++ leaves the process unusable: the failed
 function stays open in the C++ program, later calls fail with "function nested
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import select
 import signal
 import time
@@ -61,6 +62,115 @@ def call_in_child(fn: Callable[[], dict], timeout: float) -> ChildResult:
     if not data:
         return ChildResult(exit_status=os.WEXITSTATUS(status))
     return ChildResult(payload=json.loads(data))
+
+
+class KeptChild:
+    """A forked child that runs `handler(request) -> (payload, keep)` for each JSON-able request, until a call leaves it
+    unclean (keep False: it answers, then exits) or it hangs or dies; the next call forks a fresh one."""
+
+    def __init__(self, handler: Callable):
+        self.handler = handler
+        self.pid = self._to_child = self._from_child = None
+        self.forks = 0
+
+    def call(self, request, timeout: float) -> ChildResult:
+        if self.pid is None:
+            self._fork()
+        try:
+            _send(self._to_child, json.dumps(request).encode())
+        except OSError:             # it died between calls: a fresh one takes the request
+            self._reap(kill=True)
+            self._fork()
+            _send(self._to_child, json.dumps(request).encode())
+        data, timed_out = _read_message(self._from_child, timeout)
+        if timed_out:
+            self._reap(kill=True)
+            return ChildResult(timed_out=True)
+        if data is None:            # it died mid-call
+            status = self._reap(kill=False)
+            if os.WIFSIGNALED(status):
+                return ChildResult(signal=os.WTERMSIG(status))
+            return ChildResult(exit_status=os.WEXITSTATUS(status))
+        reply = json.loads(data)
+        if not reply["keep"]:
+            self._reap(kill=False)      # it exits after answering
+        return ChildResult(payload=reply["payload"])
+
+    def close(self) -> None:
+        if self.pid is not None:
+            self._reap(kill=True)
+
+    def _fork(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:                                # the child: never returns, never runs atexit
+            os.close(req_w)
+            os.close(rep_r)
+            _die_with(parent)
+            _serve(self.handler, req_r, rep_w)
+            os._exit(0)
+        os.close(req_r)
+        os.close(rep_w)
+        self.pid, self._to_child, self._from_child = pid, req_w, rep_r
+        self.forks += 1
+
+    def _reap(self, kill: bool) -> int:
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for fd in (self._to_child, self._from_child):
+            os.close(fd)
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = self._to_child = self._from_child = None
+        return status
+
+
+def _serve(handler, req_fd: int, rep_fd: int) -> None:
+    while True:
+        data, _ = _read_message(req_fd, None)
+        if data is None:            # the parent closed the pipe
+            return
+        try:
+            payload, keep = handler(json.loads(data))
+        except BaseException as e:  # a bug of the adapter's, reported as such
+            payload, keep = {"adapter_error": f"{type(e).__name__}: {e}"}, False
+        _send(rep_fd, json.dumps({"payload": payload, "keep": bool(keep)}).encode())
+        if not keep:
+            return
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_message(fd: int, timeout):
+    """(one length-prefixed message, or None at end of file; timed out)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    buf, need, head = bytearray(), 8, True
+    while True:
+        if len(buf) >= need:
+            if head:
+                need = 8 + struct.unpack("<Q", bytes(buf[:8]))[0]
+                head = False
+                continue
+            return bytes(buf[8:need]), False
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None, True
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None, True
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return None, False
+        buf += chunk
 
 
 def _die_with(parent: int) -> None:

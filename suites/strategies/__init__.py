@@ -7,7 +7,8 @@ the shipped corpus draws from it, for the wide ones), `doc_examples()` (its docu
 typed in), `error_cases()` (its documented errors), `boundary_cases()` (targeted cases for the boundary
 classes of its domain; its `boundary` family draws more: suites/strategies/boundary.py) and `ODD_CASES` (a
 strategy of odd but well-formed cases -- any dtype, shape and param type -- that the oracle must answer
-without crashing; default: its families).  The modules are
+without crashing; default: its families), and `well_formed(case)` ('' or what a generated case breaks of
+what its strategies promise beyond the op's decoder).  The modules are
 found here, not listed; an op defined outside the package registers with `register(...)`.  Cases
 carry the clauses the oracle's answer cites (common.make_case): a strategy never restates a rule.
 """
@@ -30,6 +31,7 @@ class OpCases:
     corpus_draws: Mapping = None            # family -> cases in the shipped corpus (default: corpus.PER_FAMILY)
     boundary_cases: Callable = tuple        # () -> [Case]: targeted boundary cases (origin "boundary")
     odd_cases: st.SearchStrategy = None     # odd but well-formed cases (tests/test_oracle_expect.py)
+    well_formed: Callable = None            # case -> '' or what its strategies promise that it breaks
     # Every family as one strategy, built once: a strategy built per draw is validated per draw, and that
     # costs an exploration example more than any of its choices.
     cases: st.SearchStrategy = None
@@ -40,7 +42,7 @@ _BY_OP: dict = {}
 
 def register(op: str, families: Mapping, doc_examples: Callable = None, error_cases: Callable = None,
              corpus_draws: Mapping = None, boundary_cases: Callable = None,
-             odd_cases: st.SearchStrategy = None) -> OpCases:
+             odd_cases: st.SearchStrategy = None, well_formed: Callable = None) -> OpCases:
     """Add the cases of an op the oracle registers (oracle.registry.register for one defined elsewhere)."""
     from oracle.registry import spec
     spec(op)                                # a strategy for an op the oracle cannot answer is a mistake
@@ -53,7 +55,8 @@ def register(op: str, families: Mapping, doc_examples: Callable = None, error_ca
         raise ValueError(f"{op}: corpus draws for unknown families {sorted(unknown)}")
     every = st.one_of(*families.values())
     entry = OpCases(op, dict(families), doc_examples or tuple, error_cases or tuple, dict(corpus_draws or {}),
-                    boundary_cases or tuple, every if odd_cases is None else odd_cases, every)
+                    boundary_cases or tuple, every if odd_cases is None else odd_cases,
+                    well_formed or (lambda case: ""), every)
     _BY_OP[op] = entry
     return entry
 
@@ -70,7 +73,8 @@ def _discover() -> None:
         if isinstance(getattr(module, "OP", None), str):
             register(module.OP, module.FAMILIES, getattr(module, "doc_examples", None),
                      getattr(module, "error_cases", None), getattr(module, "CORPUS_DRAWS", None),
-                     getattr(module, "boundary_cases", None), getattr(module, "ODD_CASES", None))
+                     getattr(module, "boundary_cases", None), getattr(module, "ODD_CASES", None),
+                     getattr(module, "well_formed", None))
 
 
 def ops() -> tuple:
@@ -105,6 +109,12 @@ def error_cases(op: str) -> list:
 
 def boundary_cases(op: str) -> list:
     return list(_entry(op).boundary_cases())
+
+
+def well_formed(op: str, case) -> str:
+    """'' where a generated case keeps what the op's strategies promise beyond its decoder (e.g. scatter's
+    inplace always given), else what it breaks (tests/test_strategies.py)."""
+    return _entry(op).well_formed(case)
 
 
 def all_doc_examples() -> list:

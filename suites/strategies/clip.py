@@ -376,3 +376,12 @@ def _odd(draw):
 
 
 ODD_CASES = _odd()
+
+
+def well_formed(case) -> str:
+    """What a generated clip case promises beyond the decoder: a tensor bound is exactly an input."""
+    for name in ("min", "max"):
+        bound = case.params.get(name)
+        if bound is not None and (bound["kind"] == "tensor") != (name in case.inputs):
+            return f"{name}: a tensor bound must be inputs.{name}, and only a tensor bound"
+    return ""

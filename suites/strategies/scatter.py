@@ -321,3 +321,11 @@ def _odd(draw):
 
 
 ODD_CASES = _odd()
+
+
+def well_formed(case) -> str:
+    """What a generated scatter case promises beyond the decoder: dim an int, inplace always given."""
+    p = case.params
+    if not isinstance(p.get("dim"), int) or not isinstance(p.get("inplace"), bool):
+        return f"dim {p.get('dim')!r} must be an int and inplace {p.get('inplace')!r} a bool"
+    return ""

@@ -463,3 +463,12 @@ def _odd(draw):
 
 
 ODD_CASES = _odd()
+
+
+def well_formed(case) -> str:
+    """What a generated set_ case promises beyond the decoder: a source exactly when one is passed, 1-D."""
+    if ("source" in case.inputs) != (case.params["source_kind"] != "none"):
+        return "inputs.source must be given exactly when source_kind is not none"
+    if "source" in case.inputs and case.inputs["source"].ndim != 1:
+        return "the source is a 1-D storage"
+    return ""

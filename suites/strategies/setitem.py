@@ -476,3 +476,11 @@ def _odd(draw):
 
 
 ODD_CASES = _odd()
+
+
+def well_formed(case) -> str:
+    """What a generated setitem case promises beyond the decoder: every input but target and value is a
+    tensor the key refers to."""
+    from oracle.setitem import key_tensors
+    stray = set(case.inputs) - {"target", "value"} - set(key_tensors(case.params["key"]))
+    return f"inputs {sorted(stray)} are neither target, value nor a key tensor" if stray else ""
