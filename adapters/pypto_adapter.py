@@ -51,14 +51,15 @@ class PyptoAdapter(Adapter):
                 "the CPU interpreter cannot carry these tensors; what pypto does with them on an NPU is not seen here")
     case_timeout = 30.0      # the harness's limit; the kernel call itself is killed sooner (HangLimit)
 
-    def __init__(self, pypto_version: str | None = None):
-        """pypto_version: the version to check the patches against (None: the installed one)."""
+    def __init__(self, pypto_version: str | None = None, reuse_child: bool = True):
+        """pypto_version: the version to check the patches against (None: the installed one); reuse_child
+        False: a fresh forked child for every call instead of one kept while calls return cleanly."""
         self._checked_version = pypto_version
         self._ws = None
         self._pypto = None
         self._kernels = {}       # kernel source -> jit wrapper, per worker
         self._hang_limit = HangLimit()   # a call compiles a kernel (10-150 ms); some keys hang forever
-        self._child = KeptChild(self._call_here)     # calls run in a forked child, kept while they return cleanly
+        self._child = KeptChild(self._call_here, reuse_child)    # a forked child, kept while calls return cleanly
 
     # ---- identity and availability ------------------------------------------------------------
     def version(self) -> str:

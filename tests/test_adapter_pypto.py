@@ -147,6 +147,31 @@ def test_the_slowest_passing_corpus_case_does_not_time_out_under_the_floor(adapt
 
 
 @needs_pypto
+def test_a_kept_child_answers_exactly_as_a_fresh_child_per_call():
+    # every 9th pypto-mapped corpus case, in corpus order (raises, hangs and returns interleave), both ways;
+    # benchmarks/README.md has the same comparison over the whole corpus (3143 cases, identical)
+    from suites.corpus import iter_corpus
+    sample = [c for c in iter_corpus() if c.op in PyptoAdapter.ops][::9]
+    answers = {}
+    for reuse in (False, True):
+        a = PyptoAdapter(reuse_child=reuse)
+        a.setup()
+        try:
+            answers[reuse] = [_answer(a.run(c)) for c in sample]
+            forks = a._child.forks
+        finally:
+            a.close()
+    differ = [(c.id, c.label, x, y) for c, x, y in zip(sample, answers[False], answers[True]) if x != y]
+    assert not differ, f"actual: {len(differ)} of {len(sample)} cases answered otherwise, e.g. {differ[:3]}"
+    assert forks < len(sample), "the kept child was never kept"
+
+
+def _answer(out):
+    arrays = {k: (str(v.dtype), v.shape, np.asarray(v).tobytes()) for k, v in out.arrays.items()}
+    return out.kind, out.exc_type, tuple(out.exc_mro), arrays
+
+
+@needs_pypto
 def test_an_interpreter_error_does_not_poison_later_calls(adapter):
     # pypto leaves its controller inside the failed function after this error; each call is a fresh fork.
     bad = Case("scatter", {"input": np.zeros((2, 4), F32), "index": np.array([[7], [3]], np.int64)},

@@ -68,8 +68,9 @@ class KeptChild:
     """A forked child that runs `handler(request) -> (payload, keep)` for each JSON-able request, until a call leaves it
     unclean (keep False: it answers, then exits) or it hangs or dies; the next call forks a fresh one."""
 
-    def __init__(self, handler: Callable):
-        self.handler = handler
+    def __init__(self, handler: Callable, reuse: bool = True):
+        """reuse False: a fresh child for every call (the way every call ran before; tests compare the two)."""
+        self.handler, self.reuse = handler, reuse
         self.pid = self._to_child = self._from_child = None
         self.forks = 0
 
@@ -94,6 +95,8 @@ class KeptChild:
         reply = json.loads(data)
         if not reply["keep"]:
             self._reap(kill=False)      # it exits after answering
+        elif not self.reuse:
+            self._reap(kill=True)       # clean, but not to be used again
         return ChildResult(payload=reply["payload"])
 
     def close(self) -> None:
