@@ -427,7 +427,8 @@ def test_the_certify_walkthrough_runs_as_documented(tmp_path):
                  "verified: hashes, claims, identity and the re-run sample agree with the certificate"):
         assert line in documented and line in r.stdout, f"{line!r}\n{r.stdout}"
     assert f"the {n} clip and scatter cases" in documented
-X
+    assert re.search(r"^conform: %d/%d results \(100%%\), \d+ failing, .*vendor-clip %d/%d" % (n, n, n, n), r.stderr,
+                     re.M), f"certify's progress, to the claimed total, per adapter:\n{r.stderr[-2000:]}"
     certs = list(scratch.glob("*/cert/certificate.json"))
     assert len(certs) == 1, certs
     cert = json.loads(certs[0].read_text())
