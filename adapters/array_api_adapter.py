@@ -110,15 +110,20 @@ class ArrayApiAdapter(FrameworkAdapter):
         return super().run(case)
 
     def _missing_dtype(self, case) -> str:
+        """The first dtype of the case's inputs, or of an Element argument of its decoded call (a clip bound),
+        that the namespace does not name ('' when it names them all)."""
+        import dataclasses
         xp = self.framework()
         names = [dtype_name(np.asarray(a).dtype) for a in case.inputs.values()]
-        if case.op == "clip":
-            try:
-                call = convert.call_args(case)
-            except ValueError:
-                call = None
-            names += [b.dtype for b in (getattr(call, "min", None), getattr(call, "max", None))
-                      if b is not None and b.kind == "element"]
+        try:
+            call = convert.call_args(case)
+        except ValueError:          # a malformed case: its run reports that
+            call = None
+        if dataclasses.is_dataclass(call):
+            for f in dataclasses.fields(call):
+                arg = getattr(call, f.name)
+                if getattr(arg, "kind", None) == "element" and isinstance(getattr(arg, "dtype", None), str):
+                    names.append(arg.dtype)
         return next((n for n in names if not hasattr(xp, n)), "")
 
 

@@ -112,6 +112,8 @@ def test_a_dtype_the_namespace_does_not_name_is_not_applicable(adapter):
     case = Case("clip", {"x": np.zeros(2, BFLOAT16)}, {"min": {"kind": "int", "value": 0}})
     out = adapter.run(case)
     assert out.kind == NOT_APPLICABLE and "has no dtype bfloat16" in out.message
+    element = Case("clip", {"x": np.zeros(2, np.float32)}, {"min": {"kind": "element", "value": 0.0, "dtype": "bfloat16"}})
+    assert adapter.run(element).kind == NOT_APPLICABLE          # an Element bound of such a dtype too
     f16 = adapter.run(Case("clip", {"x": np.zeros(2, np.float16)}, {"min": {"kind": "int", "value": 0}}))
     assert f16.kind == (RETURNED if adapter.namespace == "numpy" else NOT_APPLICABLE), f16
     assert adapter.run(Case("scatter_nd_add", {"x": np.zeros(2, np.float32), "indices": np.zeros((1, 1), np.int32),
