@@ -146,3 +146,10 @@ def test_check_adapter_reports_every_requirement_ok(name):
     from conform import check
     needs = check.check_adapter(name, per_op=1)
     assert all(n.ok for n in needs), [n for n in needs if not n.ok]
+
+
+def test_every_builtin_adapter_names_its_frameworks_for_a_certificate():
+    from adapters.identity import FRAMEWORKS, measure
+    assert set(FRAMEWORKS) == set(registry.BUILTIN)
+    ident = measure("array-api:array_api_strict")
+    assert ident["class"] == "StrictArrayApi" and ident["frameworks"]["array-api-strict"], ident["frameworks"]
