@@ -34,7 +34,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # checkout's root) of the environment scripts/setup.sh builds for them.  mindspore 2.10.0 is compiled
 # against NumPy 1.x: under NumPy 2 its first scalar op fails ("A module that was compiled using NumPy 1.x
 # cannot be run in NumPy 2").
-ENVIRONMENTS = {"mindspore": ".venv-mindspore", "mindspore-variants": ".venv-mindspore"}
+# jax pins NumPy and ml_dtypes on its own schedule (jax 0.10.2 happens to fit the main environment's today),
+# so it has an environment of its own too.
+ENVIRONMENTS = {"mindspore": ".venv-mindspore", "mindspore-variants": ".venv-mindspore", "jax": ".venv-jax"}
 
 CONFORM_TOML = "conform.toml"
 PYPROJECT = "pyproject.toml"

@@ -16,6 +16,10 @@ BUILTIN = {
     "mindspore": "adapters.mindspore_adapter:MindsporeAdapter",
     "mindspore-variants": "adapters.mindspore_adapter:MindsporeVariantAdapter",
     "pypto": "adapters.pypto_adapter:PyptoAdapter",
+    "jax": "adapters.jax_adapter:JaxAdapter",
+    # any array API namespace, named after the colon (a built-in name wins over module:Class in resolve())
+    "array-api:numpy": "adapters.array_api_adapter:NumpyArrayApi",
+    "array-api:array_api_strict": "adapters.array_api_adapter:StrictArrayApi",
 }
 
 
@@ -67,10 +71,14 @@ def shipped_name(spec: str):
 
 
 def resolve(spec: str) -> str:
-    """A name or module:Class (optionally @construction) -> module:Class (with the same @construction)."""
+    """A name or module:Class (optionally @construction) -> module:Class (with the same @construction).
+
+    A built-in name wins over the module:Class reading, since some hold a colon ("array-api:numpy")."""
     base, how = split_construction(spec)
     if how:
         return f"{resolve(base)}@{how}"
+    if spec in BUILTIN:
+        return BUILTIN[spec]
     if ":" in spec:
         return spec
     table = known()

@@ -38,6 +38,9 @@ def _op_rank(op):
 
 
 def _name(spec):
+    from adapters.registry import BUILTIN      # a built-in name keeps its colon ("array-api:numpy")
+    if spec in BUILTIN:
+        return spec
     return spec.rsplit(":", 1)[-1] if ":" in spec else spec
 
 

@@ -1,0 +1,155 @@
+"""The array API adapter (one class, any namespace) on numpy and array_api_strict: the name resolves before the
+module:Class reading, doc examples, the listed divergences, no pre-validation of keys, dtypes the namespace
+lacks, repro scripts, check-adapter.  Runs in the main environment (.venv)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adapters import registry
+from adapters.array_api_adapter import ArrayApiAdapter, NumpyArrayApi, StrictArrayApi
+from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
+from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
+from contract.case import Case
+from contract.dtypes import BFLOAT16
+
+pytest.importorskip("array_api_strict")
+
+NAMES = ("array-api:numpy", "array-api:array_api_strict")
+
+# The doc examples each namespace does not meet, with their listed cause (suites/expectations/array-api:*.txt).
+DIVERGENT = {
+    "array-api:numpy": {"SI-EX-2": "could not broadcast", "SI-EX-5": "could not broadcast",
+                        "SI-EX-7": "only integer scalar arrays"},
+    "array-api:array_api_strict": {"SI-EX-1": "multi-axes index only specifies", "SI-EX-2": "could not broadcast",
+                                   "SI-EX-5": "could not broadcast", "SI-EX-7": "multi-axes index only specifies",
+                                   "CL-EX-1": "min must be less than or equal to max"},
+}
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def adapter(request):
+    a = registry.load(request.param)
+    a.setup()
+    return a
+
+
+# ---- the name: a built-in name wins over module:Class; module:Class still works -------------------------
+
+def test_a_builtin_name_with_a_colon_resolves_to_its_class_not_to_module_colon_class():
+    assert registry.resolve("array-api:numpy") == "adapters.array_api_adapter:NumpyArrayApi"
+    assert registry.resolve("array-api:array_api_strict") == "adapters.array_api_adapter:StrictArrayApi"
+    a = registry.load("array-api:numpy")
+    assert type(a) is NumpyArrayApi and a.name == "array-api:numpy" and a.namespace == "numpy"
+    assert registry.shipped_name("array-api:numpy") == "array-api:numpy"
+
+
+def test_module_colon_class_still_resolves_as_given():
+    for spec in ("adapters.array_api_adapter:StrictArrayApi", "adapters.oracle_adapter:OracleAdapter"):
+        assert registry.resolve(spec) == spec
+    assert type(registry.load("adapters.array_api_adapter:StrictArrayApi")) is StrictArrayApi
+    # a colon spec that is neither a built-in name nor an importable module is still refused, naming the module
+    with pytest.raises(registry.AdapterError, match="cannot import array-api"):
+        registry.load("array-api:no_such_namespace")
+
+
+def test_each_namespace_gets_its_own_expectations_file():
+    from suites.expectations import chosen_file
+    for name in NAMES:
+        path = chosen_file(name)
+        assert path.endswith(f"{name}.txt"), path
+        import os
+        assert os.path.isfile(path), path
+
+
+def test_one_class_the_namespace_from_the_name():
+    assert StrictArrayApi.TABLE is ArrayApiAdapter.TABLE and set(ArrayApiAdapter.TABLE) == {"setitem", "clip"}
+    assert StrictArrayApi().namespace == "array_api_strict"
+    unnamed = ArrayApiAdapter()
+    assert unnamed.available()[0] is False and "array-api:<module>" in unnamed.available()[1]
+
+
+# ---- doc examples and divergences ---------------------------------------------------------------------
+
+def _example_id(case):
+    return next(c for c in case.clauses if "-EX-" in c)
+
+
+EXAMPLES = [item for op in ("setitem", "clip") for item in documented(op)]
+
+
+@pytest.mark.parametrize("case, outputs", EXAMPLES, ids=[_example_id(c) for c, _ in EXAMPLES])
+def test_doc_examples(adapter, case, outputs):
+    why = DIVERGENT[adapter.name].get(_example_id(case))
+    if why:
+        out = adapter.run(case)
+        assert out.kind == RAISED and why in out.message, (out, adapter.repro(case))
+        return
+    assert_doc_example(adapter, case, outputs)
+
+
+def test_clip_keeps_x_and_reads_back_unchanged(adapter):
+    x = np.array([[-2, 1, 2], [3, 4, 5]], np.int32)
+    case = Case("clip", {"x": x}, {"min": {"kind": "int", "value": 0}, "max": {"kind": "int", "value": 3}})
+    got = run_ok(adapter, case)
+    assert_same(got["out"], np.clip(x, 0, 3), "out", adapter, case)
+    assert_same(got["x"], x, "x after", adapter, case)
+    assert adapter.native_api("clip") == f"{adapter.namespace}.clip"
+
+
+def test_an_integer_array_key_is_handed_to_the_namespace_as_it_is(adapter):
+    # the standard has no integer-array index; the adapter does not refuse it for the namespace
+    case = Case("setitem", {"target": np.zeros(4, np.float32), "idx": np.array([0, 2]),
+                            "value": np.array([1, 2], np.float32)}, {"key": {"tuple": [{"tensor": "idx"}]}})
+    out = adapter.run(case)
+    if adapter.namespace == "numpy":        # numpy's fancy indexing writes it
+        assert out.kind == RETURNED and out.arrays["target"].tolist() == [1, 0, 2, 0]
+    else:                                   # array_api_strict refuses it, itself
+        assert out.kind == RAISED and out.exc_type == "IndexError", out
+
+
+def test_a_dtype_the_namespace_does_not_name_is_not_applicable(adapter):
+    case = Case("clip", {"x": np.zeros(2, BFLOAT16)}, {"min": {"kind": "int", "value": 0}})
+    out = adapter.run(case)
+    assert out.kind == NOT_APPLICABLE and "has no dtype bfloat16" in out.message
+    element = Case("clip", {"x": np.zeros(2, np.float32)}, {"min": {"kind": "element", "value": 0.0, "dtype": "bfloat16"}})
+    assert adapter.run(element).kind == NOT_APPLICABLE          # an Element bound of such a dtype too
+    f16 = adapter.run(Case("clip", {"x": np.zeros(2, np.float16)}, {"min": {"kind": "int", "value": 0}}))
+    assert f16.kind == (RETURNED if adapter.namespace == "numpy" else NOT_APPLICABLE), f16
+    assert adapter.run(Case("scatter_nd_add", {"x": np.zeros(2, np.float32), "indices": np.zeros((1, 1), np.int32),
+                                               "updates": np.ones(1, np.float32)}, {})).kind == NOT_APPLICABLE
+
+
+def test_listed_divergence_strict_refuses_min_greater_than_max_numpy_returns_max(adapter):
+    case = Case("clip", {"x": np.array([1.0, 5.0], np.float32)},
+                {"min": {"kind": "float", "value": 4.0}, "max": {"kind": "float", "value": 2.0}})
+    out = adapter.run(case)
+    if adapter.namespace == "numpy":
+        assert out.kind == RETURNED and out.arrays["out"].tolist() == [2.0, 2.0]
+    else:
+        assert out.kind == RAISED and "min must be less than or equal to max" in out.message
+
+
+# ---- repro scripts and check-adapter --------------------------------------------------------------------
+
+def test_repro_runs_in_the_namespace_own_syntax(adapter):
+    case = Case("setitem", {"target": np.zeros((2, 3), np.int32)}, {"key": {"tuple": [1, "..."]}, "value": 7},
+                clauses=("SI-KEY",))
+    text = adapter.repro(case)
+    assert f"import {adapter.namespace} as xp" in text and "target[1, ...] = 7" in text and "copy=True" in text
+    ns = exec_repro(adapter, case)
+    assert isinstance(ns, dict) and np.from_dlpack(ns["target"]).tolist() == [[0, 0, 0], [7, 7, 7]], text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_check_adapter_reports_every_requirement_ok(name):
+    from conform import check
+    needs = check.check_adapter(name, per_op=1)
+    assert all(n.ok for n in needs), [n for n in needs if not n.ok]
+
+
+def test_every_builtin_adapter_names_its_frameworks_for_a_certificate():
+    from adapters.identity import FRAMEWORKS, measure
+    assert set(FRAMEWORKS) == set(registry.BUILTIN)
+    ident = measure("array-api:array_api_strict")
+    assert ident["class"] == "StrictArrayApi" and ident["frameworks"]["array-api-strict"], ident["frameworks"]
