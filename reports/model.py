@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from contract.inputfile import InputFileError
 from contract.results import ResultsError, record_problem, iter_records as _iter_records   # noqa: F401  the one results reader
-from contract.vocabulary import CONFORMING, DIVERGENT, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
+from contract.vocabulary import CONFORMING, DIVERGENT, FRAMEWORK_BUG, VERDICTS  # noqa: F401  (VERDICTS: for summary.py)
 from contract.vocabulary import EXIT_DIVERGED, EXIT_OK, READINGS
 
 
@@ -146,6 +146,8 @@ class Model:
     gap_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> kind counts
     gap_examples: dict = field(default_factory=dict)       # (clause, adapter, kind) -> first outcome text
     conflicts: tuple = ()                                  # ConflictInfo, from the oracle's second reading
+    # (adapter, op, reason) -> FrameworkBug: listed divergences whose reason says the framework is wrong
+    framework_bugs: dict = field(default_factory=dict)
     conflict_clauses: frozenset = frozenset()              # their clauses (each record is checked against them)
     conflict_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
     readings: dict = field(default_factory=lambda: defaultdict(Counter))  # (op, adapter) -> {raises, returns}: n
@@ -397,11 +399,40 @@ def add_record(m: Model, rec: dict):
         listed = bool(rec.get("expected_divergence"))
         if listed:
             m.listed[(op, adapter)] += 1
+            reason = str(rec["expected_divergence"])
+            if reason.startswith(FRAMEWORK_BUG):
+                bug = m.framework_bugs.setdefault((adapter, op, reason), FrameworkBug(adapter, op, reason))
+                bug.add(rec, clauses)
         err = _ERROR_CLAUSE.search(str(rec.get("expected") or ""))
         # the oracle's deciding clauses, where the record has them, narrow the blame to the rule that broke
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
         _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided,
                                  edge_case(rec), listed), rec)
+
+
+@dataclass
+class FrameworkBug:
+    """A framework's own bug the corpus found: the listed divergences one expectations line calls so."""
+    adapter: str
+    op: str
+    reason: str
+    cases: int = 0
+    clauses: set = field(default_factory=set)
+    example: str = ""           # the smallest case's id
+    example_outcome: str = ""
+    _size: tuple = None
+
+    def add(self, rec, clauses) -> None:
+        self.cases += 1
+        self.clauses.update(clauses)
+        size = case_size(rec)
+        if self._size is None or size < self._size:
+            self._size, self.example, self.example_outcome = size, rec["case_id"], short_outcome(rec, 300)
+
+    def to_json(self) -> dict:
+        return {"adapter": self.adapter, "op": self.op, "reason": self.reason[len(FRAMEWORK_BUG):].strip(),
+                "cases": self.cases, "clauses": sorted(self.clauses), "example_case": self.example,
+                "example_outcome": self.example_outcome}
 
 
 def domain_hits(rec) -> list:

@@ -15,7 +15,7 @@ from contract.vocabulary import READINGS
 
 from . import model as M
 
-SUMMARY_VERSION = "1.3"
+SUMMARY_VERSION = "1.4"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -45,7 +45,14 @@ def build_summary(m: M.Model) -> dict:
         "coverage_gaps": m.coverage_gaps(),
         "domain_coverage": domain_coverage(m),
         "conflicts": conflicts(m),
+        "framework_bugs": framework_bugs(m),
     }
+
+
+def framework_bugs(m: M.Model) -> list:
+    """Each framework bug the run found: the listed divergences whose expectations line says the framework's
+    value is simply wrong (contract.vocabulary.FRAMEWORK_BUG), one entry per line and op."""
+    return [b.to_json() for b in sorted(m.framework_bugs.values(), key=lambda b: (b.adapter, b.op, b.reason))]
 
 
 def conflicts(m: M.Model) -> list:

@@ -206,3 +206,26 @@ def test_hostile_field_is_refused_with_file_and_line_or_rendered(tmp_path, field
         write_report([p], tmp_path / "out")
     except M.INPUT_ERRORS as e:
         assert re.match(r".*h\.jsonl:5: ", str(e)), str(e)
+
+
+def test_framework_bugs_are_findings_in_the_summary_and_the_report(tmp_path):
+    """A listed divergence whose reason starts with 'framework bug:' is the framework's own bug: the summary and
+    the report list it; a listed divergence with any other reason (a documented choice) is not one."""
+    import json as _json
+
+    from report_fixtures import case_record as rec_of, clip_case as make, write_results
+    from reports.render import write_report
+    cases = [make(n=2 + i, seed=i) for i in range(3)]
+    records = [rec_of(cases[0], "torch", "value-mismatch", expected_divergence="framework bug: clamps NaN to 0"),
+               rec_of(cases[1], "torch", "value-mismatch", expected_divergence="framework bug: clamps NaN to 0"),
+               rec_of(cases[2], "torch", "value-mismatch", expected_divergence="torch promotes to the bound's dtype")]
+    path = tmp_path / "results.jsonl"
+    write_results(path, records)
+    write_report([str(path)], str(tmp_path / "out"))
+    summary = _json.loads((tmp_path / "out" / "summary.json").read_text())
+    bugs = summary["framework_bugs"]
+    assert [(b["adapter"], b["op"], b["reason"], b["cases"]) for b in bugs] == [("torch", "clip", "clamps NaN to 0", 2)]
+    assert bugs[0]["example_case"] == cases[0].id       # the smaller case
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Framework bugs found" in html and html.count('class="finding framework-bug"') == 1
+    assert "promotes to the bound" not in html.split("Framework bugs found")[1].split("</section>")[0]
