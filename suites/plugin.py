@@ -34,6 +34,12 @@ def pytest_addoption(parser):
     g.addoption("--in-process", action="store_true", default=False, help="run adapters in the pytest process")
     g.addoption("--python", action="append", default=None, metavar="NAME=PATH",
                 help="run adapter NAME's worker under the interpreter PATH (repeatable; as `conform run --python`)")
+    g.addoption("--sample", default=None, metavar="NAMES",
+                help="adapters whose corpus items are only the stratified sample (every op x input dtypes x "
+                     "clause once: suites/sampling.py), comma-separated; 'none' runs every case everywhere "
+                     "(default: the conform_sample ini value)")
+    parser.addini("conform_sample", "adapters pytest runs on the corpus's stratified sample (slow frameworks; "
+                  "`conform run` runs everything)", type="args", default=[])
 
 
 STATE = pytest.StashKey["PluginState"]()
@@ -164,6 +170,21 @@ class PluginState:
                 Expectations.load(path)
         except ExpectationsError as e:
             raise pytest.UsageError(f"--expectations: {e}") from None
+
+    def sampled(self) -> set:
+        """The adapter names and specs whose corpus items are the stratified sample (--sample, conform_sample)."""
+        given = self.config.getoption("sample")
+        names = given.split(",") if given is not None else self.config.getini("conform_sample")
+        return {n.strip() for n in names if n.strip() and n.strip() != "none"}
+
+    def corpus_for(self, spec) -> list:
+        """The corpus cases `spec`'s items run: all of them, or the stratified sample for a sampled adapter."""
+        if spec not in self.sampled() and self.handle(spec).name not in self.sampled():
+            return self.corpus()
+        if not hasattr(self, "_sample"):
+            from .sampling import stratified
+            self._sample = stratified(self.corpus())
+        return self._sample
 
     def corpus(self):
         """The corpus cases of this run (all of them), loaded once per process."""

@@ -17,11 +17,13 @@ def pytest_generate_tests(metafunc):
     state = state_of(metafunc.config)
     cases = state.corpus()
     specs = state.selected()
+    runs = {spec: {c.id for c in state.corpus_for(spec)} for spec in specs}   # a sampled adapter: its sample
     items, ids = [], []
     for case in sorted(cases, key=lambda c: _op_rank(c.op)):     # op by op, corpus order within an op
         for spec in specs:
-            items.append((spec, case))
-            ids.append(item_id(spec, case))
+            if case.id in runs[spec]:
+                items.append((spec, case))
+                ids.append(item_id(spec, case))
     metafunc.parametrize("corpus_item", items, ids=ids)
 
 
