@@ -35,6 +35,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # against NumPy 1.x: under NumPy 2 its first scalar op fails ("A module that was compiled using NumPy 1.x
 # cannot be run in NumPy 2").
 ENVIRONMENTS = {"mindspore": ".venv-mindspore", "mindspore-variants": ".venv-mindspore"}
+# tensorflow-cpu and paddlepaddle run on NumPy 2, but each brings its own protobuf/keras/grpcio (paddle an exact
+# opt_einsum): kept out of the main environment's resolution, each in an environment of its own.
+ENVIRONMENTS.update({"tensorflow": ".venv-tensorflow", "paddle": ".venv-paddle", "paddle-variants": ".venv-paddle"})
 
 CONFORM_TOML = "conform.toml"
 PYPROJECT = "pyproject.toml"

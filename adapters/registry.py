@@ -16,6 +16,10 @@ BUILTIN = {
     "mindspore": "adapters.mindspore_adapter:MindsporeAdapter",
     "mindspore-variants": "adapters.mindspore_adapter:MindsporeVariantAdapter",
     "pypto": "adapters.pypto_adapter:PyptoAdapter",
+    # tensorflow and paddle: each in its own environment (adapters/environments.py)
+    "tensorflow": "adapters.tensorflow_adapter:TensorflowAdapter",
+    "paddle": "adapters.paddle_adapter:PaddleAdapter",
+    "paddle-variants": "adapters.paddle_adapter:PaddleVariantAdapter",
 }
 
 
