@@ -25,8 +25,11 @@ source tensor itself (it is its whole storage); a tensor source's view is `paddl
 stride, offset_in_bytes)`.  The probe is written with `Tensor.fill_`.  There is one device (the CPU): a source
 on another device is not applicable.
 
+Reading back never calls `Tensor.contiguous()`: on a non-contiguous tensor (a set_ view) paddle 3.3.1 re-points
+that tensor itself at a fresh copy (measured), so a later write through self would miss the storage.
+
 paddle is imported in setup() only (~5 s); bf16 goes through its raw 16 bits (an int16 tensor viewed as
-bfloat16, and back).
+bfloat16; `Tensor.numpy()` hands a bfloat16 tensor back as its uint16 bits).
 """
 from __future__ import annotations
 
@@ -99,11 +102,14 @@ def to_paddle(a):
 
 
 def from_paddle(t) -> np.ndarray:
+    """t's values, t untouched: not through Tensor.contiguous(), which on a non-contiguous tensor (a set_ view)
+    re-points that tensor itself at a fresh copy (measured on 3.3.1), so a later write through it would miss the
+    storage.  Tensor.numpy() reads any strides; a bfloat16 tensor comes back as its raw 16 bits (uint16)."""
     import paddle
-    t = t.contiguous()
+    a = np.array(t.numpy(), copy=True)
     if t.dtype == paddle.bfloat16:
-        return t.view(paddle.int16).numpy().view(BFLOAT16).copy()
-    return np.array(t.numpy(), copy=True)
+        return a.view(np.uint16).view(BFLOAT16)
+    return a
 
 
 # ---- one row per op: the call on paddle's own tensors, read back from the original objects --------------
@@ -181,12 +187,12 @@ def _set_(paddle, a):
 
 # ---- repro snippets in paddle's own syntax ------------------------------------------------
 
-TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
-            "    t = t.contiguous()",
+TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits (numpy() gives them as uint16); no contiguous(),",
+            "    a = t.numpy()      # which would re-point a non-contiguous t itself at a copy",
             "    if t.dtype == paddle.bfloat16:",
             "        import ml_dtypes",
-            "        return t.view(paddle.int16).numpy().view(ml_dtypes.bfloat16)",
-            "    return t.numpy()"]
+            "        return a.view(np.uint16).view(ml_dtypes.bfloat16)",
+            "    return a"]
 
 
 def _tensor_maker(expr, a):

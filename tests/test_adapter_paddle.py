@@ -132,6 +132,16 @@ def test_set_storage_offset_counts_elements_through_paddles_byte_offset(adapter)
     assert isinstance(ns, dict) and ns["self_"].tolist() == [20, 30, 40], adapter.repro(case)
 
 
+def test_reading_a_non_contiguous_self_back_leaves_it_on_the_storage(adapter):
+    # Tensor.contiguous() would re-point a non-contiguous self at a copy; the probe must still reach the storage
+    case = Case("set_", {"target": np.zeros(2, F32), "source": np.array([0, 1, 2, 3], F32)},
+                {"source_kind": "storage", "storage_offset": 1, "size": [1, 1, 1, 1, 1, 1, 1, 2],
+                 "stride": [1, 1, 1, 1, 1, 1, 1, 1], "probe": 7.0})
+    arrays = run_ok(adapter, case)
+    assert arrays["self"].ravel().tolist() == [1, 2]
+    assert arrays["source_after_fill"].tolist() == [0, 7, 7, 3], arrays["source_after_fill"]
+
+
 def test_paddle_offset_unit_is_bytes(adapter):
     import paddle
     src = paddle.to_tensor(np.array([10, 20, 30, 40], F32))
