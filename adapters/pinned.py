@@ -8,25 +8,27 @@ from .base import Adapter
 
 
 class PinnedAdapter(Adapter):
-    package = ""        # the import and distribution name
+    package = ""        # the import name, and the distribution's unless `distribution` says otherwise
+    distribution = ""   # the distribution's name where it is not the import name (tensorflow-cpu)
     pin = ""            # the release the adapter was verified against ("2.13.0" admits "2.13.0+cpu")
     where = ""          # how to get it, when not `pip install package==pin` in this environment
 
     def version(self) -> str:
         ok, _ = self.available()
-        return version(self.package) if ok else "unavailable"
+        return version(self.distribution or self.package) if ok else "unavailable"
 
     def available(self) -> tuple:
         if importlib.util.find_spec(self.package) is None:
             return False, (f"package {self.package!r} is not installed "
-                           f"({self.where or f'pip install {self.package}=={self.pin}'})")
+                           f"({self.where or f'pip install {self.distribution or self.package}=={self.pin}'})")
+        dist = self.distribution or self.package
         try:
-            v = version(self.package)
+            v = version(dist)
         except PackageNotFoundError:
-            return False, f"package {self.package!r} has no distribution metadata"
+            return False, f"package {self.package!r} has no distribution metadata ({dist})"
         # a local version label (+cpu) names a build of the same release
         if v != self.pin and not v.startswith(self.pin + "+"):
-            return False, f"{self.package} {v} is installed; this adapter was verified against {self.pin}"
+            return False, f"{dist} {v} is installed; this adapter was verified against {self.pin}"
         return self.environment_problem()
 
     def environment_problem(self) -> tuple:

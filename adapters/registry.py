@@ -20,6 +20,10 @@ BUILTIN = {
     # any array API namespace, named after the colon (a built-in name wins over module:Class in resolve())
     "array-api:numpy": "adapters.array_api_adapter:NumpyArrayApi",
     "array-api:array_api_strict": "adapters.array_api_adapter:StrictArrayApi",
+    # tensorflow and paddle: each in its own environment (adapters/environments.py)
+    "tensorflow": "adapters.tensorflow_adapter:TensorflowAdapter",
+    "paddle": "adapters.paddle_adapter:PaddleAdapter",
+    "paddle-variants": "adapters.paddle_adapter:PaddleVariantAdapter",
 }
 
 
