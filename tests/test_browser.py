@@ -392,3 +392,41 @@ def test_agreement_link_opens_the_differing_cases(page):
 
 def test_console_shows_no_errors(browser, page):     # last in the file: after every interaction
     assert browser.problems == []
+
+
+# ---- the report at every adapter the main job runs (issue 21: 10+ columns) ------------------------------
+
+WIDE = ADAPTERS + ("jax", "tensorflow", "paddle", "paddle-variants", "array-api:numpy", "array-api:array_api_strict")
+
+
+@pytest.fixture(scope="module")
+def wide_report(tmp_path_factory, run):
+    d = tmp_path_factory.mktemp("browser-wide")
+    recs = list(run[1])
+    for i, name in enumerate(WIDE[len(ADAPTERS):]):
+        recs.append(case_record(clip_case(n=4, seed=1), name, "pass"))
+        recs.append(case_record(clip_case(n=5, lo=3.0, hi=1.0, seed=9), name,
+                                "value-mismatch" if i % 2 else "pass", actual=[3.0] * 5 if i % 2 else None,
+                                expected_divergence="framework bug: a listed reason" if i % 2 else None))
+    write_results(d / "r.jsonl", recs, adapters=WIDE)
+    return Path(write_report([d / "r.jsonl"], d / "out")["report_html"])
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280px", "390px"])
+def test_twelve_adapter_columns_stay_readable(browser, wide_report, size):
+    pg = open_page(browser, wide_report.as_uri(), size)
+    try:
+        pg.screenshot(path=str(wide_report.parent / f"wide-{size[0]}.png"))
+        assert_page_does_not_scroll_sideways(pg)
+        headers = pg.evaluate(HIT_TEST, ["#matrix-table thead th[data-adapter]", "center"])
+        assert len(headers) == len(WIDE) and all(h["ok"] for h in headers), headers
+        if size == DESKTOP:
+            scroll = pg.evaluate("() => { const s = document.getElementById('matrix-scroll');"
+                                 " return [s.scrollWidth, s.clientWidth]; }")
+            assert scroll[0] <= scroll[1], f"{len(WIDE)} columns need a sideways scroll at 1280 px: {scroll}"
+        open_everything(pg)
+        fits = pg.evaluate(TABLES_FIT)
+        assert all(t["ok"] for t in fits), [t for t in fits if not t["ok"]]
+        assert_page_does_not_scroll_sideways(pg)
+    finally:
+        pg.close()
