@@ -154,6 +154,7 @@ class Model:
     groups: dict = field(default_factory=dict)
     answers: dict = field(default_factory=dict)            # case_id -> {adapter: signature}
     case_ops: dict = field(default_factory=dict)           # case_id -> op
+    case_clauses: dict = field(default_factory=dict)       # case_id -> the clauses its records cite
     catalogue: dict = field(default_factory=dict)
     citations: Counter = field(default_factory=Counter)   # clause -> case records citing it
     failing_citations: Counter = field(default_factory=Counter)   # (clause, adapter) -> failing records citing it
@@ -251,6 +252,34 @@ class Model:
                             cell["differ_conforming"] += 1
                         if len(cell["differ"]) < DISAGREE_CAP:
                             cell["differ"].append((cid, self.case_ops.get(cid, ""), per[a][1], per[b][1]))
+        return out
+
+    def camps_by_clause(self, threshold: float = 0.95) -> list:
+        """Per clause, the adapters grouped by who answers alike on the cases citing it: [(clause, op, cases,
+        [[adapter, ...], ...])], only clauses where more than one camp forms.  An adapter joins the first camp
+        whose first member it agrees with on at least `threshold` of their shared cases (answers, as in
+        agreement()); camps are listed largest first."""
+        names = self.adapter_names
+        per_clause = {}
+        for cid, per in self.answers.items():
+            for c in self.case_clauses.get(cid, ()):
+                per_clause.setdefault(c, []).append(per)
+        out = []
+        for clause in sorted(per_clause, key=lambda c: (self.clause_op(c), c)):
+            rows = per_clause[clause]
+            present = [a for a in names if any(a in per for per in rows)]
+            if len(present) < 2:
+                continue
+
+            def alike(a, b):
+                shared = [per for per in rows if a in per and b in per]
+                return not shared or sum(per[a][0] == per[b][0] for per in shared) >= threshold * len(shared)
+            camps = []
+            for a in present:
+                home = next((camp for camp in camps if alike(camp[0], a)), None)
+                (home.append(a) if home is not None else camps.append([a]))
+            if len(camps) > 1:
+                out.append((clause, self.clause_op(clause), len(rows), sorted(camps, key=lambda c: -len(c))))
         return out
 
     def sorted_groups(self):
@@ -395,6 +424,7 @@ def add_record(m: Model, rec: dict):
         m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}",
                                                              verdict)
         m.case_ops[rec["case_id"]] = op
+        m.case_clauses.setdefault(rec["case_id"], tuple(clauses))
     if verdict in DIVERGENT:
         listed = bool(rec.get("expected_divergence"))
         if listed:

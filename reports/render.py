@@ -226,7 +226,8 @@ def agreement_view(m, adapters):
         out[(a, b)] = out[(b, a)] = v
     pairs = [((a, b), cells[(a, b)]) for i, a in enumerate(adapters) for b in adapters[i + 1:]
              if cells[(a, b)]["differ_count"]]
-    return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"), **c} for (a, b), c in pairs]}
+    return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"), **c} for (a, b), c in pairs],
+            "camps": m.camps_by_clause()}
 
 
 def clauses_view(m, adapters, groups, scope=None):

@@ -229,3 +229,16 @@ def test_framework_bugs_are_findings_in_the_summary_and_the_report(tmp_path):
     html = (tmp_path / "out" / "report.html").read_text()
     assert "Framework bugs found" in html and html.count('class="finding framework-bug"') == 1
     assert "promotes to the bound" not in html.split("Framework bugs found")[1].split("</section>")[0]
+
+
+def test_camps_by_clause_group_adapters_that_answer_alike():
+    from report_fixtures import case_record as rec_of, clip_case as make
+    from reports.model import Model, add_record
+    m = Model()
+    c = make(n=3, seed=5)
+    for name, verdict, actual in (("oracle", "pass", None), ("torch", "pass", None), ("jax", "value-mismatch", [9.0] * 3),
+                                  ("paddle", "value-mismatch", [9.0] * 3), ("tensorflow", "value-mismatch", [7.0] * 3)):
+        m.adapter_names.append(name)
+        add_record(m, rec_of(c, name, verdict, actual=actual))
+    camps = {clause: groups for clause, _, _, groups in m.camps_by_clause()}
+    assert camps and all(g == [["oracle", "torch"], ["jax", "paddle"], ["tensorflow"]] for g in camps.values()), camps
