@@ -125,7 +125,7 @@ def chosen_file(spec: str, directory: str = None, files: dict = None) -> str:
         if files and key in files:
             return files[key]
     name = shipped_name(base)
-    return os.path.join(directory or DEFAULT_DIR, f"{name}.txt") if name else ""
+    return os.path.join(directory or DEFAULT_DIR, file_name(name)) if name else ""
 
 
 def file_record(path: str):
@@ -163,6 +163,12 @@ def parse_option(values, specs) -> tuple:
             raise ValueError(f"--expectations: {spec} is given two files")
         files[spec] = path
     return directory, files
+
+
+def file_name(adapter: str) -> str:
+    """An adapter's expectations file name: `<name>.txt`, a ':' (array-api:numpy) as '_', since a colon is no
+    file name on Windows and separates paths in a PATH-like list."""
+    return adapter.replace(":", "_") + ".txt"
 
 
 def check_dir(directory: str) -> dict:
