@@ -252,16 +252,7 @@ def _set_repro(case, a):
         else:
             parts.append(f"{k}={R.scalar_text(v)}")
     call.append(f"target.set_({', '.join(parts)})")
-    after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
-    outputs = {"self": "self_"}
-    if a.kind != "none" and a.probe is not None:
-        after += ["source_after_fill = None",
-                  "try:",
-                  f"    target.fill_({R.scalar_text(a.probe)})",
-                  "    source_after_fill = to_numpy(source)",
-                  "except Exception as e:   # self's values still count",
-                  '    print("the probe write failed:", type(e).__name__, e)']
-        outputs["source_after_fill"] = "source_after_fill"
+    after, outputs = R.set_readback(a)     # self, then the probe through self (ST-ALIAS)
     return call, after, ["print(self_)"], outputs
 
 

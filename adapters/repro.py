@@ -372,3 +372,19 @@ def importable_module(dotted: str) -> str:
         except (ImportError, ValueError, AttributeError):
             continue
     return ""
+
+
+def set_readback(a) -> tuple:
+    """(read-back lines, outputs) after `target.set_(...)` for a framework whose tensors have `fill_`: self's
+    values, then the probe (ST-ALIAS): a write through self must show in the source."""
+    after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
+    outputs = {"self": "self_"}
+    if a.kind != "none" and a.probe is not None:
+        after += ["source_after_fill = None",
+                  "try:",
+                  f"    target.fill_({scalar_text(a.probe)})",
+                  "    source_after_fill = to_numpy(source)",
+                  "except Exception as e:   # e.g. a zero stride makes self overlap itself: self's values still count",
+                  '    print("the probe write failed:", type(e).__name__, e)']
+        outputs["source_after_fill"] = "source_after_fill"
+    return after, outputs

@@ -167,17 +167,7 @@ def _set_repro(case, a):
     elif a.view is not None:
         call.append(f"source = source.as_strided({a.view.size!r}, {a.view.stride!r}, {a.view.offset!r})")
     call.append(f"target.set_({R.set_arg_text(case, src)})")
-    after = ["self_ = to_numpy(target).copy()   # self's values right after set_"]
-    outputs = {"self": "self_"}
-    if a.kind != "none" and a.probe is not None:
-        # the probe: a write through self must show in the source (ST-ALIAS); the whole storage for a Storage
-        after += ["source_after_fill = None",
-                  "try:",
-                  f"    target.fill_({R.scalar_text(a.probe)})",
-                  "    source_after_fill = to_numpy(source)",
-                  "except Exception as e:   # e.g. a zero stride makes self overlap itself: self's values still count",
-                  '    print("the probe write failed:", type(e).__name__, e)']
-        outputs["source_after_fill"] = "source_after_fill"
+    after, outputs = R.set_readback(a)     # self, then the probe through self (ST-ALIAS)
     return call, after, ["print(self_)"], outputs
 
 
