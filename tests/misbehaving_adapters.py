@@ -200,18 +200,21 @@ class Stubborn(GoodClip):
 
 
 class PipeWriter(GoodClip):
-    """Writes garbage onto every inherited descriptor it can find, the protocol pipes included."""
+    """Writes garbage onto, or closes, every inherited descriptor it has, the protocol pipes included."""
     name = "pipewriter"
 
     def run(self, case):
+        # Every descriptor the worker holds, however high its number: in a long-lived harness process
+        # (a pytest worker) the protocol pipes can sit far above the first few dozen.
+        fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd") if int(fd) > 2)
         if "garbage" in case.label:
-            for fd in range(3, 64):
+            for fd in fds:
                 try:
                     os.write(fd, b"\xff\xff\xff\xffnot a message")
                 except OSError:
                     pass
         if "close" in case.label:
-            for fd in range(3, 64):
+            for fd in fds:
                 try:
                     os.close(fd)
                 except OSError:
