@@ -38,7 +38,7 @@ import numpy as np
 from contract.dtypes import BFLOAT16
 
 from . import convert, repro as R
-from .base import RETURNED, Outcome
+from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
 PIN = "3.3.1"
@@ -174,19 +174,7 @@ def _set_(paddle, a):
         lambda base, offset, size, stride: paddle.as_strided(base, list(size), list(stride),
                                                              offset * base.element_size()))
     size = source.element_size() if source is not None else target.element_size()
-    target.set_(*(() if source is None else (source,)), **set_kwargs(a, size))
-    why = convert.unreadable(target.shape)
-    if why:
-        return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")
-    arrays = {"self": from_paddle(target)}
-    if source is not None and a.probe is not None:
-        try:
-            target.fill_(a.probe)
-        except Exception:
-            return Outcome.returned(**arrays)
-        if not convert.unreadable(reread.shape):
-            arrays["source_after_fill"] = from_paddle(reread)
-    return Outcome.returned(**arrays)
+    return convert.set_and_read_back(a, target, source, reread, from_paddle, set_kwargs(a, size))
 
 
 # ---- repro snippets in paddle's own syntax ------------------------------------------------

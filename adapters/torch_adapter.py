@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 
-from .base import RETURNED, Outcome
+from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 from . import convert, repro as R
 from .convert import from_torch, is_bf16, to_torch, torch_dtype
@@ -79,24 +79,10 @@ def _scatter_nd_add(torch, a):
 
 
 def _set_(torch, a):
-    target = a.target
     # torch's other device on a CPU-only machine
     moved = a.source.to("meta") if a.other_device and a.source is not None else None
     source, reread = convert.set_source(a, _torch_storage, _torch_view, moved)
-    target.set_(*(() if source is None else (source,)), **a.kwargs)
-    why = convert.unreadable(target.shape)
-    if why:
-        return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")
-    arrays = {"self": from_torch(target)}
-    if source is not None and a.probe is not None:
-        try:
-            target.fill_(a.probe)
-        except Exception:
-            # e.g. a zero stride makes self overlap itself; self's values are still the answer.
-            return Outcome.returned(**arrays)
-        if not convert.unreadable(reread.shape):
-            arrays["source_after_fill"] = from_torch(reread)
-    return Outcome.returned(**arrays)
+    return convert.set_and_read_back(a, a.target, source, reread, from_torch, a.kwargs)
 
 
 def _torch_storage(base):

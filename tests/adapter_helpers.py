@@ -47,3 +47,26 @@ def assert_doc_example(adapter, case, outputs, also_in_place=()):
     primary = next(iter(outputs.values()))
     for name in also_in_place:
         assert_same(got[name], primary, f"{name} after the call", adapter, case)
+
+
+# Every bf16 bit class: ordinary values, -0, quiet and signalling NaNs of both signs with payloads,
+# both infinities, the smallest subnormal and the largest finite value.
+BF16_BITS = np.array([0x3FC0, 0x8000, 0x7FC1, 0xFF81, 0x7F80, 0xFF80, 0x0001, 0x7F7F], np.uint16)
+
+
+def assert_bf16_round_trip(to_framework, from_framework):
+    from contract.dtypes import BFLOAT16
+    back = from_framework(to_framework(BF16_BITS.view(BFLOAT16)))
+    assert back.dtype == BFLOAT16 and back.view(np.uint16).tolist() == BF16_BITS.tolist(), (
+        f"actual: {back.dtype} bits {back.view(np.uint16).tolist()}; expected: bfloat16 bits {BF16_BITS.tolist()}; "
+        f"call: {to_framework.__name__} then {from_framework.__name__}")
+
+
+def assert_unavailable_when_missing(adapter_cls):
+    """A subclass whose package is not installed reports itself unavailable, naming the package, and its version
+    'unavailable'."""
+    missing = type(f"Absent{adapter_cls.__name__}", (adapter_cls,), {"package": f"{adapter_cls.package}_that_is_not_installed"})
+    ok, why = missing().available()
+    assert not ok and missing.package in why and "not installed" in why, (
+        f"actual: available={ok}, why={why!r}; expected: unavailable, naming {missing.package}")
+    assert missing().version() == "unavailable"

@@ -7,7 +7,7 @@ import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.mindspore_adapter import MindsporeAdapter, MindsporeVariantAdapter
-from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
+from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -185,13 +185,9 @@ def test_set_doc_example_dtype_change_is_reported(ms_adapter):
 
 # ---- bf16, availability --------------------------------------------------------------------------
 
-BF16_BITS = np.array([0x3FC0, 0x8000, 0x7FC1, 0xFF81, 0x7F80, 0xFF80, 0x0001, 0x7F7F], np.uint16)
-
-
 def test_bf16_round_trip_keeps_every_bit(ms_adapter):
     from adapters.convert import from_ms, to_ms
-    back = from_ms(to_ms(BF16_BITS.view(BFLOAT16)))
-    assert back.dtype == BFLOAT16 and back.view(np.uint16).tolist() == BF16_BITS.tolist()
+    assert_bf16_round_trip(to_ms, from_ms)
 
 
 def test_bf16_set_shares_bits(ms_adapter):
@@ -202,14 +198,8 @@ def test_bf16_set_shares_bits(ms_adapter):
     assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
 
 
-class AbsentMindspore(MindsporeAdapter):
-    package = "mindspore_that_is_not_installed"
-
-
 def test_missing_package_is_reported_unavailable_with_the_reason():
-    ok, why = AbsentMindspore().available()
-    assert not ok and "mindspore_that_is_not_installed" in why and "not installed" in why
-    assert AbsentMindspore().version() == "unavailable"
+    assert_unavailable_when_missing(MindsporeAdapter)
 
 
 def test_available_and_version():

@@ -8,7 +8,7 @@ import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED
 from adapters.paddle_adapter import PaddleAdapter, PaddleVariantAdapter, from_paddle, to_paddle
-from adapter_helpers import assert_same, documented, exec_repro, run_ok
+from adapter_helpers import assert_bf16_round_trip, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -160,12 +160,8 @@ def test_set_tensor_source_aliases(adapter):
 
 # ---- bf16, availability ---------------------------------------------------------------------------
 
-BF16_BITS = np.array([0x3FC0, 0x8000, 0x7FC1, 0xFF81, 0x7F80, 0xFF80, 0x0001, 0x7F7F], np.uint16)
-
-
 def test_bf16_round_trip_keeps_every_bit(adapter):
-    back = from_paddle(to_paddle(BF16_BITS.view(BFLOAT16)))
-    assert back.dtype == BFLOAT16 and back.view(np.uint16).tolist() == BF16_BITS.tolist()
+    assert_bf16_round_trip(to_paddle, from_paddle)
 
 
 def test_bf16_set_shares_bits(adapter):
@@ -174,14 +170,8 @@ def test_bf16_set_shares_bits(adapter):
     assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
 
 
-class AbsentPaddle(PaddleAdapter):
-    package = "paddle_that_is_not_installed"
-
-
 def test_missing_package_is_reported_unavailable_with_the_reason():
-    ok, why = AbsentPaddle().available()
-    assert not ok and "paddle_that_is_not_installed" in why and "not installed" in why
-    assert AbsentPaddle().version() == "unavailable"
+    assert_unavailable_when_missing(PaddleAdapter)
 
 
 def test_available_version_and_ops():

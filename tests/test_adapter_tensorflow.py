@@ -7,7 +7,7 @@ import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED
 from adapters.tensorflow_adapter import TensorflowAdapter, from_tf, to_tf
-from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
+from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -144,12 +144,8 @@ def test_setitem_tensor_key_is_tensorflows_own_error(adapter):
 
 # ---- bf16, availability ---------------------------------------------------------------------------
 
-BF16_BITS = np.array([0x3FC0, 0x8000, 0x7FC1, 0xFF81, 0x7F80, 0xFF80, 0x0001, 0x7F7F], np.uint16)
-
-
 def test_bf16_round_trip_keeps_every_bit(adapter):
-    back = from_tf(to_tf(BF16_BITS.view(BFLOAT16)))
-    assert back.dtype == BFLOAT16 and back.view(np.uint16).tolist() == BF16_BITS.tolist()
+    assert_bf16_round_trip(to_tf, from_tf)
 
 
 def test_bf16_setitem_moves_bits(adapter):
@@ -159,14 +155,8 @@ def test_bf16_setitem_moves_bits(adapter):
     assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
 
 
-class AbsentTensorflow(TensorflowAdapter):
-    package = "tensorflow_that_is_not_installed"
-
-
 def test_missing_package_is_reported_unavailable_with_the_reason():
-    ok, why = AbsentTensorflow().available()
-    assert not ok and "tensorflow_that_is_not_installed" in why and "not installed" in why
-    assert AbsentTensorflow().version() == "unavailable"
+    assert_unavailable_when_missing(TensorflowAdapter)
 
 
 def test_available_version_and_ops():

@@ -7,7 +7,7 @@ import pytest
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.convert import from_torch, to_torch
 from adapters.torch_adapter import TorchAdapter
-from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
+from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -210,13 +210,8 @@ def test_set_empty(adapter):
 
 # ---- bf16 exactness ----------------------------------------------------------------------------
 
-BF16_BITS = np.array([0x3FC0, 0x8000, 0x7FC1, 0xFF81, 0x7F80, 0xFF80, 0x0001, 0x7F7F], np.uint16)
-
-
 def test_bf16_round_trip_keeps_every_bit():
-    a = BF16_BITS.view(BFLOAT16)
-    back = from_torch(to_torch(a))
-    assert back.dtype == BFLOAT16 and back.view(np.uint16).tolist() == BF16_BITS.tolist()
+    assert_bf16_round_trip(to_torch, from_torch)
 
 
 def test_bf16_setitem_moves_bits_through_torch(adapter):
@@ -228,14 +223,8 @@ def test_bf16_setitem_moves_bits_through_torch(adapter):
 
 # ---- availability -----------------------------------------------------------------------------
 
-class AbsentTorch(TorchAdapter):
-    package = "torch_that_is_not_installed"
-
-
 def test_missing_package_is_reported_unavailable_with_the_reason():
-    ok, why = AbsentTorch().available()
-    assert not ok and "torch_that_is_not_installed" in why and "not installed" in why
-    assert AbsentTorch().version() == "unavailable"
+    assert_unavailable_when_missing(TorchAdapter)
 
 
 def test_available_and_version():
