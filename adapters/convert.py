@@ -16,7 +16,6 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
-from .base import RETURNED, Outcome
 
 # How inputs are built (docs/CLI.md, --construction-check).  The first of an adapter's `constructions` is
 # the way the framework's own documentation shows users building a tensor, and the default; the others
@@ -126,26 +125,6 @@ def bound(call, which, make_element):
     Element made by `make_element(value, dtype_name)` (a 0-d tensor of that dtype), or the Python scalar."""
     b = getattr(call, which)
     return None if b is None else b.pass_as(element=make_element)
-
-
-def set_and_read_back(call, target, source, reread, to_numpy, set_kwargs):
-    """Call `target.set_(source, **set_kwargs)` and the outcome every framework's set_ reports: self read
-    back, then (where the case has a probe) self filled with it and the source re-read through `reread`, so
-    shared storage shows; a fill that fails (a zero stride makes self overlap itself) leaves self's values
-    the answer."""
-    target.set_(*(() if source is None else (source,)), **set_kwargs)
-    why = unreadable(target.shape)
-    if why:
-        return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")
-    arrays = {"self": to_numpy(target)}
-    if source is not None and call.probe is not None:
-        try:
-            target.fill_(call.probe)
-        except Exception:
-            return Outcome.returned(**arrays)
-        if not unreadable(reread.shape):
-            arrays["source_after_fill"] = to_numpy(reread)
-    return Outcome.returned(**arrays)
 
 
 def set_source(call, make_storage, make_view, source=None):

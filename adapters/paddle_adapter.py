@@ -37,7 +37,7 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
-from . import convert, repro as R
+from . import convert, repro as R, set_readback
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
@@ -174,7 +174,7 @@ def _set_(paddle, a):
         lambda base, offset, size, stride: paddle.as_strided(base, list(size), list(stride),
                                                              offset * base.element_size()))
     size = source.element_size() if source is not None else target.element_size()
-    return convert.set_and_read_back(a, target, source, reread, from_paddle, set_kwargs(a, size))
+    return set_readback.set_and_read_back(a, target, source, reread, from_paddle, set_kwargs(a, size))
 
 
 # ---- repro snippets in paddle's own syntax ------------------------------------------------

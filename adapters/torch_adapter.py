@@ -14,7 +14,7 @@ import warnings
 
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
-from . import convert, repro as R
+from . import convert, repro as R, set_readback
 from .convert import from_torch, is_bf16, to_torch, torch_dtype
 
 PIN = "2.13.0"
@@ -82,7 +82,7 @@ def _set_(torch, a):
     # torch's other device on a CPU-only machine
     moved = a.source.to("meta") if a.other_device and a.source is not None else None
     source, reread = convert.set_source(a, _torch_storage, _torch_view, moved)
-    return convert.set_and_read_back(a, a.target, source, reread, from_torch, a.kwargs)
+    return set_readback.set_and_read_back(a, a.target, source, reread, from_torch, a.kwargs)
 
 
 def _torch_storage(base):
