@@ -43,6 +43,9 @@ def main(argv=None) -> None:
         die_with_parent()
     elif os.getppid() != harness:
         os._exit(1)         # the harness died before we watched it
+    # Started from a scheduler slot, which keeps Ctrl-C for the harness's main thread: the worker (and
+    # what the candidate starts) gets the signals as any program would.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     worker = os.fork()
     if worker == 0:
         if wrap:

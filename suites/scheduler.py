@@ -14,6 +14,7 @@ module only decides which worker runs what next.
 """
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections import deque
@@ -22,6 +23,7 @@ from typing import Callable, Iterable, Iterator
 
 WINDOW_PER_JOB = 32         # cases in flight per slot, ahead of the one being written
 GROW_AFTER = 4              # cases a lane finishes before its time per case is trusted
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}    # the main thread's alone: it stops the run
 GROW_WORTH_S = 8.0          # a lane gets one more worker only if it has at least this much work left per worker
 
 
@@ -160,6 +162,10 @@ class Scheduler:
 
     # ---- a slot ---------------------------------------------------------------------------------
     def _slot(self) -> None:
+        # Ctrl-C and SIGTERM go to the main thread, whose wait they interrupt at once: a signal the kernel
+        # hands to a slot (blocked in select on a hanging worker) can sit unhandled, and the run not stop.
+        # The workers a slot starts inherit the mask; the keeper unblocks both before it forks the worker.
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         while True:
             with self._cv:
                 task = self._take()

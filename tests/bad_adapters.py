@@ -215,6 +215,19 @@ class Slow(_Clip):
         return GoodClip.run(self, case)
 
 
+class SignalMask(Slow):
+    """Honest, slowly, while SIGINT and SIGTERM reach it; with either blocked its answers are off by one, as a
+    worker the harness left deaf to Ctrl-C would be a candidate that cannot be stopped like any program."""
+    name = "signal-mask"
+
+    def run(self, case):
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        outcome = Slow.run(self, case)
+        if blocked & {signal.SIGINT, signal.SIGTERM}:
+            outcome.arrays["out"] = outcome.arrays["out"] + 1
+        return outcome
+
+
 class Leaky(_Clip):
     """Allocates until the allocation fails: with a per-worker memory limit that is a MemoryError."""
     name = "leaky"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import sys
 
 import pytest
@@ -134,3 +135,31 @@ def test_the_pytest_plugin_runs_its_corpus_items_through_the_same_scheduler(corp
     lanes = json.loads(out.read_text())
     assert lanes is not None, "the corpus items were checked one by one, not by the scheduler"
     assert {name: (done, w) for name, done, _, w, _ in lanes} == {"oracle": (40, 1), "slow": (40, 2)}, lanes
+
+
+def test_slots_leave_ctrl_c_to_the_main_thread_and_workers_they_start_still_hear_it(corpus, tmp_path, monkeypatch):
+    # A SIGINT the kernel hands to a slot thread (waiting on a hanging worker) is never seen: the run would not
+    # stop.  So slots block it and SIGTERM; the main thread keeps both, and a worker a slot starts gets them back.
+    monkeypatch.setattr(scheduler, "GROW_WORTH_S", 0.05)    # so the second worker is started from a slot
+    masks = {}
+    real_run = scheduler.Scheduler._run
+
+    def spy(self, *a, **k):
+        masks.setdefault("slot", signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        return real_run(self, *a, **k)
+    monkeypatch.setattr(scheduler.Scheduler, "_run", spy)
+    captured = {}
+    real_judged = runner.RunSession.judged
+
+    def lanes(self, *a, **k):
+        yield from real_judged(self, *a, **k)
+        captured["lanes"] = self.scheduler.snapshot()
+    monkeypatch.setattr(runner.RunSession, "judged", lanes)
+    result = runner.run(["bad_adapters:SignalMask"], corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2)
+    stop = {signal.SIGINT, signal.SIGTERM}
+    assert stop <= masks["slot"], f"actual mask in a slot {masks['slot']}; expected SIGINT and SIGTERM blocked"
+    assert not stop & signal.pthread_sigmask(signal.SIG_BLOCK, []), "the main thread must keep Ctrl-C"
+    assert [w for _, _, _, w, _ in captured["lanes"]] == [2], "the test needs a worker started from a slot"
+    verdicts = {r["verdict"] for r in _records(result.results_path)}
+    assert result.exit_code == 0 and verdicts == {"pass"}, \
+        f"actual verdicts {verdicts}, exit {result.exit_code}: {result.message}; a worker had SIGINT or SIGTERM blocked"
