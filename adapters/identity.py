@@ -30,8 +30,9 @@ import sys
 # The frameworks each shipped adapter wraps (registry.BUILTIN names); NumPy is recorded for every adapter.
 FRAMEWORKS = {"oracle": (), "torch": ("torch",), "mindspore": ("mindspore",),
               "mindspore-variants": ("mindspore",), "pypto": ("pypto",), "jax": ("jax", "jaxlib"),
+              "jax-jit": ("jax", "jaxlib"),
               "array-api:numpy": (), "array-api:array_api_strict": ("array-api-strict",),
-              "tensorflow": ("tensorflow-cpu",), "paddle": ("paddlepaddle",), "paddle-variants": ("paddlepaddle",)}
+              "tensorflow": ("tensorflow-cpu",), "tensorflow-function": ("tensorflow-cpu",), "paddle": ("paddlepaddle",), "paddle-variants": ("paddlepaddle",)}
 ALWAYS = ("numpy",)
 MAX_SOURCE = 16 << 20       # bytes of a module file parsed for its class and imports (hashed whatever its size)
 MAX_FOLLOW = 8              # `from x import Class` re-exports followed to the file that defines the class

@@ -36,7 +36,7 @@ import os
 
 import numpy as np
 
-from . import convert, repro as R
+from . import convert, execution, repro as R
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
@@ -81,6 +81,19 @@ class JaxAdapter(FrameworkAdapter):
         return lambda expr, a: f"jnp.array({expr})"
 
 
+class JaxJitAdapter(JaxAdapter):
+    """The same rows, each framework call compiled with `jax.jit` (adapters/execution.py): the tensors are
+    the jitted function's arguments, keys and Python scalars constants of its body.  A fresh function per
+    call, as a user's jitted function of that key; its eager twin is `jax` (the mode-consistency gate)."""
+    name = "jax-jit"
+    execution = "jax CPU (jax_enable_x64), each call compiled with jax.jit"
+    REPRO_COMPILE = "jax.jit"
+
+    def compiler(self):
+        import jax
+        return jax.jit
+
+
 def from_jax(t) -> np.ndarray:
     return np.array(t, copy=True)
 
@@ -88,8 +101,8 @@ def from_jax(t) -> np.ndarray:
 # ---- one row per op: the call on jax arrays; an in-place contract is the rebound name ---------------------
 
 def _setitem(jnp, a):
-    target = a.target
-    target = target.at[a.key].set(a.value)
+    key = a.key
+    target = execution.call(lambda target, value: target.at[key].set(value), a.target, a.value)
     return Outcome.returned(target=from_jax(target))
 
 
@@ -97,16 +110,21 @@ def _clip(jnp, a):
     def element(v, dt):
         return jnp.array(v, dtype=dt)
     x = a.x
-    out = jnp.clip(x, convert.bound(a, "min", element), convert.bound(a, "max", element))
+    out = execution.call(jnp.clip, x, convert.bound(a, "min", element), convert.bound(a, "max", element))
     return Outcome.returned(out=from_jax(out), x=from_jax(x))
 
 
 def _scatter(jnp, a):
-    input_, index = a.input, a.index
-    grid = list(jnp.indices(index.shape, sparse=True))
-    grid[a.dim] = index
-    src = a.value if a.src is None else a.src[tuple(map(slice, index.shape))]
-    out = input_.at[tuple(grid)].set(src)
+    dim, src_form = a.dim, a.src is not None
+
+    def scatter(input_, index, src):
+        grid = list(jnp.indices(index.shape, sparse=True))
+        grid[dim] = index
+        if src_form:
+            src = src[tuple(map(slice, index.shape))]      # src read at index's positions
+        return input_.at[tuple(grid)].set(src)
+    input_ = a.input
+    out = execution.call(scatter, input_, a.index, a.value if a.src is None else a.src)
     if a.inplace:
         input_ = out            # scatter_: `input = input.at[...].set(...)`, the name rebound
     return Outcome.returned(out=from_jax(out), input=from_jax(input_))
@@ -115,8 +133,8 @@ def _scatter(jnp, a):
 def _scatter_nd_add(jnp, a):
     if a.lock_given and not isinstance(a.use_locking, bool):
         return Outcome.not_applicable("jax's .at[].add has no use_locking argument")
-    x, indices = a.x, a.indices
-    x = x.at[tuple(indices[..., i] for i in range(indices.shape[-1]))].add(a.updates)
+    x = execution.call(lambda x, indices, updates: x.at[tuple(indices[..., i] for i in range(indices.shape[-1]))]
+                       .add(updates), a.x, a.indices, a.updates)
     return Outcome.returned(out=from_jax(x), x=from_jax(x))     # `x = x.at[...].add(updates)`; out is x
 
 

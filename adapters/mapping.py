@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import convert, repro as R
+from . import convert, execution, repro as R
 from .base import Outcome
 from .pinned import PinnedAdapter
 
@@ -61,6 +61,11 @@ class FrameworkAdapter(PinnedAdapter):
     TABLE: dict = {}
     REPRO_IMPORTS: tuple = ()
     REPRO_SETUP: tuple = ()
+    # A compiled mode (adapters/execution.py): the expression that compiles a function in its repro
+    # ("jax.jit"); empty for an eager adapter.
+    REPRO_COMPILE: str = ""
+    REPRO_OUTSIDE: tuple = ()   # text of call lines that stay outside the compiled function (tf.Variable()
+    #                             is made before a tf.function, as tf.function requires)
 
     @property
     def ops(self) -> tuple:
@@ -86,6 +91,10 @@ class FrameworkAdapter(PinnedAdapter):
         import contextlib
         return contextlib.nullcontext()
 
+    def compiler(self):
+        """What compiles a row's framework call in this mode (jax.jit...); None: eager."""
+        return None
+
     def run(self, case) -> Outcome:
         row = self.TABLE.get(case.op)
         if row is None:
@@ -94,7 +103,7 @@ class FrameworkAdapter(PinnedAdapter):
         fw = self.framework()
         with self.guard() as capture:
             try:
-                with convert.building(self.construction):
+                with convert.building(self.construction), execution.compiling(self.compiler()):
                     tensors = {k: self.tensor(v) for k, v in case.inputs.items()}
                     outcome = row.run(fw, convert.call_args(case, tensors))
             except (KeyboardInterrupt, SystemExit):
@@ -110,7 +119,23 @@ class FrameworkAdapter(PinnedAdapter):
         if row is None:
             return f"{R.header_comment(case)}\n# not applicable to {self.name}: it has no mapping for {case.op}\n"
         call, after, show, outputs = row.repro(case, convert.call_args(case))
+        if self.REPRO_COMPILE:
+            call = compiled_call(case, call, outputs, self.REPRO_COMPILE, self.REPRO_OUTSIDE)
         return R.compose(case, expectation, title=self.native_api(case.op, case), imports=list(self.REPRO_IMPORTS),
                          setup=list(self.REPRO_SETUP),
                          inputs=R.input_lines(case, self.tensor_maker(self.construction)),
                          call=call, after=after, show=show, outputs=outputs)
+
+
+def compiled_call(case, call, outputs, compile_expr, outside=()) -> list:
+    """A repro's call lines as the body of one compiled function of the case's inputs, as a compiled
+    mode runs them: the outputs the lines (re)bind come back out of it; lines holding any text of
+    `outside` run before it."""
+    before = [line for line in call if any(t in line for t in outside)]
+    body = [line for line in call if line not in before]
+    inputs = list(case.inputs)
+    bound = [n for n in outputs if n not in inputs or any(line.startswith(f"{n} = ") for line in body)]
+    back = ", ".join(bound) + ("," if len(bound) == 1 else "")
+    return [*before, f"def call({', '.join(inputs)}):   # compiled with {compile_expr}, as the mode runs it",
+            *(f"    {line}" for line in body), f"    return {back or 'None'}",
+            f"{back + ' = ' if back else ''}{compile_expr}(call)({', '.join(inputs)})"]

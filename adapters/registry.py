@@ -17,14 +17,27 @@ BUILTIN = {
     "mindspore-variants": "adapters.mindspore_adapter:MindsporeVariantAdapter",
     "pypto": "adapters.pypto_adapter:PyptoAdapter",
     "jax": "adapters.jax_adapter:JaxAdapter",
+    "jax-jit": "adapters.jax_adapter:JaxJitAdapter",
     # any array API namespace, named after the colon (a built-in name wins over module:Class in resolve())
     "array-api:numpy": "adapters.array_api_adapter:NumpyArrayApi",
     "array-api:array_api_strict": "adapters.array_api_adapter:StrictArrayApi",
     # tensorflow and paddle: each in its own environment (adapters/environments.py)
     "tensorflow": "adapters.tensorflow_adapter:TensorflowAdapter",
+    "tensorflow-function": "adapters.tensorflow_adapter:TensorflowFunctionAdapter",
     "paddle": "adapters.paddle_adapter:PaddleAdapter",
     "paddle-variants": "adapters.paddle_adapter:PaddleVariantAdapter",
 }
+
+# The compiled execution modes among them, each with its eager twin: the mode-consistency gate
+# (suites/modes.py) holds a mode to its twin's answer case by case.  Decided here, from the spec the
+# harness was given, so no candidate can pick the adapter it is compared with.
+MODES = {"jax-jit": "jax", "tensorflow-function": "tensorflow"}
+
+
+def eager_twin(spec: str) -> str:
+    """The eager adapter a shipped compiled mode must agree with ('' for any other spec)."""
+    name = shipped_name(spec)
+    return MODES.get(name, "") if name and not split_construction(spec)[1] else ""
 
 
 class AdapterError(LookupError):

@@ -40,7 +40,7 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
-from . import convert, repro as R
+from . import convert, execution, repro as R
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
@@ -83,6 +83,21 @@ class TensorflowAdapter(FrameworkAdapter):
 
     def tensor_maker(self, construction):
         return _tensor_maker
+
+
+class TensorflowFunctionAdapter(TensorflowAdapter):
+    """The same rows, each framework call compiled by `tf.function(jit_compile=True)` (XLA on the CPU;
+    adapters/execution.py): tensors are the function's arguments, keys and Python scalars constants of its
+    body, a Variable (setitem, scatter_) created outside it as tf.function requires.  Its eager twin is
+    `tensorflow` (the mode-consistency gate)."""
+    name = "tensorflow-function"
+    execution = "tensorflow-cpu, each call compiled by tf.function(jit_compile=True) (XLA), op determinism on"
+    REPRO_COMPILE = "tf.function(jit_compile=True)"     # a function of that expression: tf.function(...)(call)
+    REPRO_OUTSIDE = ("tf.Variable(",)
+
+    def compiler(self):
+        tf = self.framework()
+        return lambda fn: tf.function(fn, jit_compile=True)
 
 
 # ---- NumPy <-> tensorflow, exact for every dtype (bf16 through its 16 bits) ---------------------
@@ -132,8 +147,11 @@ def _grid_functions(tf):
 # ---- one row per op: the call on tensorflow's own tensors, read back from the original objects ----------
 
 def _setitem(tf, a):
-    target = tf.Variable(a.target)
-    target[a.key].assign(a.value)
+    target, key = tf.Variable(a.target), a.key
+
+    def assign(value):
+        target[key].assign(value)
+    execution.call(assign, a.value)
     return Outcome.returned(target=from_tf(target))
 
 
@@ -143,27 +161,35 @@ def _clip(tf, a):
 
     def element(v, dt):
         return tf.constant(v, dtype=tf_dtype(dt))
-    out = tf.clip_by_value(a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
+    out = execution.call(tf.clip_by_value, a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
     return Outcome.returned(out=from_tf(out), x=from_tf(a.x))
 
 
 def _scatter(tf, a):
     grid_of, updates_of = _grid_functions(tf)
-    grid = grid_of(a.index, a.dim)
-    updates = (updates_of(a.index, a.src) if a.src is not None
-               else tf.fill(tf.shape(a.index), tf.cast(a.value, a.input.dtype)))
+    dim, src_form = a.dim, a.src is not None
+
+    def updates(input_, index, src):
+        return updates_of(index, src) if src_form else tf.fill(tf.shape(index), tf.cast(src, input_.dtype))
+    src = a.src if src_form else a.value
     if a.inplace:
         v = tf.Variable(a.input)
-        v.scatter_nd_update(grid, updates)
+
+        def update(index, src):
+            v.scatter_nd_update(grid_of(index, dim), updates(v, index, src))
+        execution.call(update, a.index, src)
         return Outcome.returned(out=from_tf(v), input=from_tf(v))
-    out = tf.tensor_scatter_nd_update(a.input, grid, updates)
+
+    def scatter(input_, index, src):
+        return tf.tensor_scatter_nd_update(input_, grid_of(index, dim), updates(input_, index, src))
+    out = execution.call(scatter, a.input, a.index, src)
     return Outcome.returned(out=from_tf(out), input=from_tf(a.input))
 
 
 def _scatter_nd_add(tf, a):
     if a.lock_given and not isinstance(a.use_locking, bool):
         return Outcome.not_applicable("tf.tensor_scatter_nd_add has no use_locking argument")
-    out = tf.tensor_scatter_nd_add(a.x, a.indices, a.updates)
+    out = execution.call(tf.tensor_scatter_nd_add, a.x, a.indices, a.updates)
     return Outcome.returned(out=from_tf(out), x=from_tf(a.x))
 
 

@@ -97,6 +97,15 @@ def sample_cases(ops, per_op: int) -> list:
     return out
 
 
+def _mode_text(spec: str) -> str:
+    from adapters.registry import MODES, eager_twin
+    twin = eager_twin(spec)
+    if twin:
+        return f"compiled, held to {twin}'s answer on every case (the mode-consistency gate)"
+    modes = [m for m, t in MODES.items() if t == spec]
+    return "eager" + (f"; its compiled mode{'s' if len(modes) > 1 else ''}: {', '.join(modes)}" if modes else "")
+
+
 def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120.0) -> list:
     from adapters.catalog import info
     from adapters.environments import interpreter_for
@@ -116,6 +125,8 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
                   ", ".join(i.constructions) or "one way only (no `constructions`)", ""),
              Need("execution: says how values are computed", bool(i.execution), i.execution or "empty",
                   "its `execution`"),
+             Need("mode: eager, or a compiled mode gated against its eager twin", True,
+                  _mode_text(spec), ""),
              Need("exclusions: each a line with its reason", all(" :: " in x for x in i.excludes),
                   f"{len(i.excludes)} declared", "its `excludes` (docs/CERTIFY.md)")]
     if not mapped:

@@ -217,6 +217,13 @@ def cmd_run(args) -> int:
         print(f"conform: construction: {d.adapter} {d.op} case {d.case_id}: {d.default} built the documented way, "
               f"{d.other} built with {d.way}" + (f" (listed: {d.listed})" if d.listed else " (unlisted)"),
               file=sys.stderr)
+    for d in result.modes:
+        if not d.listed:
+            print(f"conform: mode: {d.adapter} {d.op} case {d.case_id}: {d.verdict} ({d.outcome}) where its eager twin "
+                  f"{d.twin} gives {d.twin_verdict} ({d.twin_outcome}) (unlisted)", file=sys.stderr)
+    if result.modes:
+        print(f"mode-consistency gate: {len(result.modes)} cases answered otherwise than the eager twin, "
+              f"{sum(1 for d in result.modes if not d.listed)} unlisted")
     if args.construction_check:
         print(f"construction check: {len(result.construction)} differences, "
               f"{sum(1 for d in result.construction if not d.listed)} unlisted -> {os.path.join(args.out, 'construction.json')}")

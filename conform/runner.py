@@ -39,6 +39,7 @@ class RunResult:
     unmatched_patterns: list = field(default_factory=list)   # "file:line glob" that matched nothing
     oracle_failures: list = field(default_factory=list)      # cases oracle.expect could not answer
     construction: list = field(default_factory=list)         # construction-check differences (suites.construction)
+    modes: list = field(default_factory=list)   # compiled modes' disagreements with their eager twins (suites.modes)
     elapsed_s: float = 0.0
     message: str = ""
 
@@ -227,6 +228,7 @@ def _locked_run(session, path, fd, resume, progress, t0):
                     print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
                           file=sys.stderr)
                     continue
+                result.modes += session.mode_inconsistencies(case, verdicts)     # sets each mode's `mode` first
                 for v in verdicts:
                     out.write(session.record(v, case, run_id))
                     counts[v.verdict] += 1

@@ -113,6 +113,10 @@ def case_record(run_id: str, verdict, case) -> dict:
         rec["expected_divergence"] = verdict.expected_divergence
     if verdict.reading:
         rec["reading"] = verdict.reading
+    if verdict.answer:
+        rec["answer"] = verdict.answer
+    if verdict.mode:
+        rec["mode"] = _jsonable(verdict.mode)
     rec["repro"] = verdict.repro
     rec["elapsed_s"] = round(float(verdict.elapsed_s), 6)
     rec["case"] = case.to_json()
@@ -209,6 +213,10 @@ _ADAPTER_FIELDS = {"name": _NAME, "version": _OPT_STR, "execution": _OPT_STR, "a
 _MISMATCH_FIELDS = {"output": _OPT_STR, "count": _OPT_INT, "total": _OPT_INT, "indices": _INDICES}
 _CASE_JSON_FIELDS = {"id": _NAME, "op": _STR, "origin": _STR, "label": _STR, "clauses": _STRS,
                      "inputs": _OBJECT, "params": _OBJECT}
+MODE_KEYS = ("twin", "agrees", "twin_verdict", "twin_outcome", "listed")
+_MODE = _t(lambda v: isinstance(v, dict) and all(k in v for k in MODE_KEYS) and type(v["agrees"]) is bool
+           and all(isinstance(v[k], str) for k in MODE_KEYS if k != "agrees"),
+           f"an object with {', '.join(MODE_KEYS)} (agrees true or false, the others strings)")
 RECORD_FIELDS = {
     "run": ({"run_id": _STR, "corpus_hash": _STR, "adapters": _OBJECTS},
             {"suite_version": _STR, "corpus_cases": _OPT_INT, "profile": _STR, "seed": _INT, "started": _STR,
@@ -218,7 +226,7 @@ RECORD_FIELDS = {
              {"adapter_version": _STR, "native_api": _STR, "decided_by": _STRS, "expected": _STR,
               "outcome": _STR, "notes": _STRS, "error": _ERROR, "mismatch": _OBJECT,
               "expected_values": _OBJECT, "actual_values": _OBJECT, "expected_divergence": _OPT_STR,
-              "reading": _STR, "repro": _STR, "elapsed_s": _SECONDS}),
+              "reading": _STR, "repro": _STR, "elapsed_s": _SECONDS, "answer": _STR, "mode": _MODE}),
     "end": ({"run_id": _STR, "cases": _COUNT, "counts": _OBJECT}, {"finished": _STR}),
 }
 

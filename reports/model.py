@@ -166,6 +166,12 @@ class Model:
     duplicates: int = 0
     domain_hits: Counter = field(default_factory=Counter)  # (op, param, class) -> distinct cases hitting it
     domain_cases: dict = field(default_factory=dict)       # case id -> op, for the cases counted there
+    # the mode-consistency gate (suites/modes.py): compiled mode -> its eager twin, its counts
+    # (compared, agree, differ, unlisted), each disagreement; (op, mode) -> unlisted disagreements
+    mode_twins: dict = field(default_factory=dict)
+    mode_stats: dict = field(default_factory=lambda: defaultdict(Counter))
+    mode_cases: list = field(default_factory=list)
+    mode_unlisted: Counter = field(default_factory=Counter)
 
     # -- derived views, computed once after the pass --
     @property
@@ -208,6 +214,9 @@ class Model:
         expected = sum(n for (o, a), n in self.listed.items()
                        if (adapter is None or a == adapter) and (op is None or o == op))
         unlisted = sum(t[v] for v in DIVERGENT) - expected
+        # a compiled mode answering otherwise than its eager twin, unlisted, fails the gate as well
+        unlisted += sum(n for (o, a), n in self.mode_unlisted.items()
+                        if (adapter is None or a == adapter) and (op is None or o == op))
         return {"unlisted": unlisted, "expected": expected, "exit_code": EXIT_DIVERGED if unlisted else EXIT_OK}
 
     def clause_ids(self):
@@ -420,6 +429,9 @@ def add_record(m: Model, rec: dict):
             bucket = f"{verdict}: {outcome_kind(rec)}"
             m.gap_outcomes[(c, adapter)][bucket] += 1
             m.gap_examples.setdefault((c, adapter, bucket), short_outcome(rec, 140))
+    mode = rec.get("mode")
+    if isinstance(mode, dict):
+        add_mode(m, rec, mode)
     if verdict != "not-applicable":
         m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}",
                                                              verdict)
@@ -438,6 +450,26 @@ def add_record(m: Model, rec: dict):
         decided = tuple(c for c in rec.get("decided_by") or () if c in clauses) or clauses
         _add_failure(m.pending, (op, adapter, verdict, clauses, err.group(1) if err else None, decided,
                                  edge_case(rec), listed), rec)
+
+
+def add_mode(m: Model, rec: dict, mode: dict) -> None:
+    """A compiled mode's record compared with its eager twin's answer (docs/RESULTS.md, `mode`)."""
+    adapter = rec["adapter"]
+    m.mode_twins[adapter] = str(mode.get("twin", ""))
+    stats = m.mode_stats[adapter]
+    stats["compared"] += 1
+    if mode.get("agrees"):
+        stats["agree"] += 1
+        return
+    stats["differ"] += 1
+    listed = str(mode.get("listed") or "")
+    if not listed:
+        stats["unlisted"] += 1
+        m.mode_unlisted[(rec["op"], adapter)] += 1
+    m.mode_cases.append({"adapter": adapter, "twin": m.mode_twins[adapter], "case_id": rec["case_id"], "op": rec["op"],
+                         "verdict": rec["verdict"], "outcome": short_outcome(rec, 200),
+                         "twin_verdict": str(mode.get("twin_verdict", "")),
+                         "twin_outcome": str(mode.get("twin_outcome", ""))[:200], "listed": listed})
 
 
 @dataclass
@@ -582,7 +614,11 @@ def _merge_group(g: FailureGroup, other: FailureGroup):
 def failing_row(rec) -> FailingRow:
     err = rec.get("error") or {}
     message = str(err.get("message") or "").strip().split("\n", 1)[0]
-    return FailingRow(rec["case_id"], (rec.get("case") or {}).get("label", ""), short_outcome(rec, ROW_TEXT_CAP),
+    outcome = short_outcome(rec, ROW_TEXT_CAP)
+    mode = rec.get("mode")
+    if isinstance(mode, dict) and mode.get("agrees") is False:      # the per-case note of the mode gate
+        outcome = f"{outcome} · eager {mode.get('twin', '')}: {str(mode.get('twin_outcome', ''))[:ROW_TEXT_CAP]}"
+    return FailingRow(rec["case_id"], (rec.get("case") or {}).get("label", ""), outcome,
                       message[:ROW_TEXT_CAP], tuple(rec["clauses"]), rec.get("expected_divergence") or "")
 
 

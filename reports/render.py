@@ -130,6 +130,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "clauses": clauses_view(m, adapters, groups, scope),
         "findings": findings_view(m, adapters),
         "conflicts": conflicts_view(m, adapters),
+        "modes": summary.get("modes") or [],
         "framework_bugs": [b.to_json() for b in sorted(m.framework_bugs.values(),
                                                        key=lambda b: (b.adapter, b.op, b.reason))],
         "groups": [group_view(g, i) for i, g in enumerate(groups)],

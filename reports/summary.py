@@ -15,7 +15,7 @@ from contract.vocabulary import READINGS
 
 from . import model as M
 
-SUMMARY_VERSION = "1.4"
+SUMMARY_VERSION = "1.5"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -46,7 +46,18 @@ def build_summary(m: M.Model) -> dict:
         "domain_coverage": domain_coverage(m),
         "conflicts": conflicts(m),
         "framework_bugs": framework_bugs(m),
+        "modes": modes(m),
     }
+
+
+def modes(m: M.Model) -> list:
+    """The mode-consistency gate: per compiled mode, its eager twin, how many cases both answered, how many
+    alike, and each case answered otherwise (listed with its reason, or unlisted: the gate fails)."""
+    return [{"adapter": a, "twin": m.mode_twins[a], **{k: int(m.mode_stats[a][k]) for k in MODE_COUNTS},
+             "cases": [c for c in m.mode_cases if c["adapter"] == a]} for a in sorted(m.mode_twins)]
+
+
+MODE_COUNTS = ("compared", "agree", "differ", "unlisted")
 
 
 def framework_bugs(m: M.Model) -> list:

@@ -1,6 +1,7 @@
 """The judge: (Case, Expectation, Outcome) -> Verdict, as docs/RESULTS.md defines the verdicts."""
 from __future__ import annotations
 
+import hashlib
 import signal as _signal
 from dataclasses import dataclass, field
 from typing import Optional
@@ -41,6 +42,8 @@ class Verdict:
     expected_divergence: Optional[str] = None
     reading: str = ""                   # expectation "either": the admitted reading the outcome took
     #                                     (READ_RAISES / READ_RETURNS), "" otherwise
+    answer: str = ""                    # answer_of(outcome): what was answered, comparable across adapters
+    mode: Optional[dict] = None         # a compiled mode's agreement with its eager twin (suites/modes.py)
 
     @property
     def divergent(self) -> bool:
@@ -89,15 +92,40 @@ def judge(case, expectation, outcome, adapter) -> Verdict:
                 decided_by=tuple(expectation.clauses), dtypes=case.dtypes(),
                 ranks=input_ranks({k: a.shape for k, a in case.inputs.items()}),
                 expected=expectation.summary(), outcome=outcome_text, notes=notes,
-                elapsed_s=outcome.elapsed_s, **extra)
+                elapsed_s=outcome.elapsed_s, answer=answer_of(outcome), **extra)
     if verdict != "pass":
         # the expectation goes along: the repro checks the documents' answer and fails where the case fails
         v.repro = call_repro(adapter.repro, case, expectation)
     return v
 
 
+def _one_nan(a: np.ndarray) -> np.ndarray:
+    """`a` with every NaN the same NaN: the judge compares NaN as NaN, whatever its sign or payload."""
+    if a.dtype.kind not in "fcV" or a.dtype.names:
+        return a
+    try:
+        nan = np.isnan(a)
+    except TypeError:           # a void dtype that is no float
+        return a
+    return np.where(nan, np.array(np.nan, a.dtype), a) if nan.any() else a
+
+
 def _text(v):
     return v() if callable(v) else str(v)
+
+
+def answer_of(outcome) -> str:
+    """A digest of what an adapter answered, whatever the documents say of it: the outcome's kind, the
+    exception class (raised), the signal (crashed), and every output's name, dtype, shape and bytes
+    (returned).  Two adapters answered the same exactly when their digests are equal: bit for bit as the
+    judge compares values (a zero's sign counts; every NaN is one NaN, its sign and payload do not), on
+    inputs the documents leave open too (the mode-consistency gate, docs/DESIGN.md)."""
+    h = hashlib.sha256(f"{outcome.kind}|{outcome.exc_type}|{outcome.signal}".encode())
+    for name in sorted(outcome.arrays or {}):
+        a = _one_nan(np.ascontiguousarray(outcome.arrays[name]))
+        h.update(f"|{name}:{a.dtype}:{a.shape}|".encode())
+        h.update(a.tobytes() if a.dtype != object else repr(a.tolist()).encode())
+    return h.hexdigest()[:16]
 
 
 def _decide(exp, out):

@@ -26,6 +26,7 @@ from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_U
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
+from .modes import PREFIX as MODE_PREFIX, unlisted_record
 
 EXPECT_CACHE = 64       # expectations kept, so the per-adapter test items of one case share one
 
@@ -149,6 +150,19 @@ def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def mode_twins(handles) -> dict:
+    """{compiled mode: its eager twin} among the open adapters: shipped modes only (adapters/registry.py,
+    MODES), decided from the specs the harness was given, never from what a candidate says of itself."""
+    from adapters import registry
+    by_builtin = {registry.shipped_name(h.spec): h.name for h in handles if registry.shipped_name(h.spec)}
+    out = {}
+    for h in handles:
+        twin = registry.eager_twin(h.spec)
+        if twin and twin in by_builtin:
+            out[h.name] = by_builtin[twin]
+    return out
+
+
 def check_options(case_timeout=None, jobs=1, expectations_dir=None, ops=None) -> None:
     """The option checks of docs/CLI.md, for every driver (conform run, certify, verify, the pytest plugin):
     SessionError(EXIT_USAGE) for a value no run can use, SessionError(EXIT_BAD_INPUT) for a folder that is
@@ -219,6 +233,7 @@ class RunSession:
         self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
         self.expectations: dict = {}
         self.expectation_records: dict = {}    # adapter name -> file_record of its chosen file
+        self.twins: dict = {}                  # compiled mode's name -> its eager twin's name, both in this run
         self.exclusions: dict = {}             # adapter name -> its declared exclusions (Adapter.excludes)
         self.totals = Totals()
         self._cache: OrderedDict = OrderedDict()
@@ -286,6 +301,7 @@ class RunSession:
                     self.expectation_records[h.name] = file_record(path)
         except (ExpectationsError, OSError) as e:
             raise SessionError(str(e), EXIT_BAD_INPUT) from None
+        self.twins = mode_twins(self.handle_sets[0])
         try:
             for h in self.handle_sets[0]:
                 self.exclusions[h.name] = Expectations.from_lines(getattr(h, "excludes", ()), f"{h.spec} excludes")
@@ -465,9 +481,21 @@ class RunSession:
         """'file:line glob' of every expectations line that matched no divergence of this session.
 
         Lines about construction differences only count when the construction check ran."""
-        files = {id(e): e for e in self.expectations.values()}.values()
-        return [f"{p.where()} {p.glob}" for e in files for p in e.unmatched()
-                if self.construction_check or not p.glob.startswith("construction/")]
+        gated = set(self.twins)     # a mode/ line can match only where the mode ran beside its twin
+        return [f"{p.where()} {p.glob}" for name, e in {id(e): (n, e) for n, e in self.expectations.items()}.values()
+                for p in e.unmatched()
+                if (self.construction_check or not p.glob.startswith("construction/"))
+                and (name in gated or not p.glob.startswith(MODE_PREFIX))]
+
+    def mode_inconsistencies(self, case, verdicts) -> list:
+        """The mode-consistency gate on one case's verdicts (suites/modes.py): sets each compiled mode's
+        `mode`, and gives its disagreements with its eager twin, each matched against the mode's expectations."""
+        from .modes import compare
+        if not self.twins:
+            return []
+        found = compare(case, verdicts, self.twins, lambda name, key, evidence: self.expectations[name].match(key, evidence))
+        self.totals.unlisted += sum(1 for d in found if not d.listed)
+        return found
 
     def construction_differences(self, case, verdicts) -> list:
         """The construction check on one case's verdicts: differences, each matched against the expectations."""
@@ -485,4 +513,6 @@ class RunSession:
                 e = self.expectations.get(rec["adapter"])
                 if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
                     n += 1
+            if rec["record"] == "case" and unlisted_record(rec):
+                n += 1
         return n

@@ -164,3 +164,73 @@ def test_available_version_and_ops():
     assert a.available() == (True, "") and a.version() == "2.21.0"
     assert a.ops == ("setitem", "clip", "scatter", "scatter_nd_add") and a.run(
         Case("set_", {"target": np.zeros(1, F32)}, {})).kind == NOT_APPLICABLE
+
+
+# ---- tensorflow-function: the same rows, each call compiled by tf.function(jit_compile=True) -------------
+
+@pytest.fixture(scope="module")
+def compiled():
+    from adapters.tensorflow_adapter import TensorflowFunctionAdapter
+    a = TensorflowFunctionAdapter()
+    a.setup()
+    return a
+
+
+def test_function_gives_the_doc_examples_and_its_repro_compiles_the_call(compiled):
+    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
+                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
+    assert_same(run_ok(compiled, case)["out"], np.array([[1, 2, 3], [3, 3, 3]], np.int32), "out", compiled, case)
+    text = compiled.repro(case)
+    assert "tf.function(jit_compile=True)(call)(x)" in text, text
+    ns = exec_repro(compiled, case)
+    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == [[1, 2, 3], [3, 3, 3]], text
+    for inplace in (False, True):       # a Variable (scatter_) is made before the function, as tf.function needs
+        sc = next(c for c, _ in documented("scatter"))
+        sc = Case(sc.op, sc.inputs, {**sc.params, "inplace": inplace}, clauses=sc.clauses)
+        got = run_ok(compiled, sc)["out"]
+        ns = exec_repro(compiled, sc)
+        assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == got.tolist(), compiled.repro(sc)
+    st = next(c for c, _ in documented("setitem") if "SI-EX-1" in c.clauses)
+    ns = exec_repro(compiled, st)
+    assert isinstance(ns, dict) and np.asarray(ns["target"]).tolist() == run_ok(compiled, st)["target"].tolist(), \
+        compiled.repro(st)
+
+
+def test_compiled_scatter_drops_an_out_of_range_index_that_eager_refuses(adapter, compiled):
+    # the mode-consistency gate's finding: XLA's scatter skips out-of-bounds updates
+    case = Case("scatter", {"input": np.zeros((2, 3), F32), "index": np.array([[5]]), "src": np.ones((1, 1), F32)},
+                {"dim": 0})
+    assert (adapter.run(case).kind, adapter.run(case).exc_type) == (RAISED, "InvalidArgumentError")
+    assert_same(run_ok(compiled, case)["out"], np.zeros((2, 3), F32), "out (update dropped)", compiled, case)
+
+
+def test_compiled_framework_bug_half_clip_drops_a_nan_bound(adapter, compiled):
+    case = Case("clip", {"x": np.array([0.0, 0.5], np.float16)},
+                {"min": {"kind": "float", "value": -2.0}, "max": {"kind": "float", "value": float("nan")}})
+    assert np.isnan(run_ok(adapter, case)["out"]).all()
+    out = run_ok(compiled, case)["out"]
+    assert not np.isnan(out).any(), (out, "fixed in XLA? drop the CL-NAN-BOUND lines of tensorflow-function.txt")
+
+
+def test_a_corpus_sample_through_tensorflow_and_its_function_mode_is_gated_and_every_difference_listed(tmp_path):
+    import json
+    from conform import runner
+    from suites.corpus import write_corpus
+    from suites.session import CorpusSource
+    cases = [c for i, c in enumerate(CorpusSource(None)) if i % 11 == 0]
+    write_corpus(str(tmp_path / "sample.jsonl"), cases)
+    result = runner.run(["tensorflow", "tensorflow-function"], corpus=str(tmp_path / "sample.jsonl"),
+                        out_dir=str(tmp_path / "out"))
+    unlisted = [(d.case_id, d.op, d.twin_outcome, d.outcome) for d in result.modes if not d.listed]
+    assert result.exit_code == 0 and not unlisted, (result.exit_code, result.message, unlisted[:5])
+    recs = [json.loads(line) for line in open(result.results_path)]
+    gated = [r for r in recs if r["record"] == "case" and r["adapter"] == "tensorflow-function"]
+    assert gated and all(r["mode"]["twin"] == "tensorflow" for r in gated)
+    assert any(not r["mode"]["agrees"] for r in gated), "the sample holds no listed mode difference: sample more"
+
+
+def test_function_check_adapter_reports_its_mode_and_every_requirement_ok():
+    from conform import check
+    needs = check.check_adapter("tensorflow-function", per_op=1)
+    assert all(n.ok for n in needs), [n for n in needs if not n.ok]
+    assert any("held to tensorflow's answer" in n.found for n in needs if n.what.startswith("mode")), needs
