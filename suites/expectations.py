@@ -101,11 +101,14 @@ class Expectations:
             raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
         return cls.load(chosen_file(adapter, directory))
 
-    def match(self, key: str, evidence: str = ""):
+    def match(self, key: str, evidence: str = "", prefix: str = ""):
         """The reason of the first pattern matching `key` (and `evidence`, where it says `~`), or None;
-        counts the hit."""
+        counts the hit.  `prefix` ("mode/", "construction/"): only lines whose glob starts with it, so that
+        a divergence line (`*/value-mismatch/*`) never lists a finding of another kind."""
         evidence = evidence[:EVIDENCE_CAP]
         for p in self.patterns:
+            if prefix and not p.glob.startswith(prefix):
+                continue
             if p.regex.match(key) and (p.says is None or p.says.search(evidence)):
                 p.hits += 1
                 return p.reason

@@ -493,7 +493,8 @@ class RunSession:
         from .modes import compare
         if not self.twins:
             return []
-        found = compare(case, verdicts, self.twins, lambda name, key, evidence: self.expectations[name].match(key, evidence))
+        found = compare(case, verdicts, self.twins,
+                        lambda name, key, evidence: self.expectations[name].match(key, evidence, MODE_PREFIX))
         self.totals.unlisted += sum(1 for d in found if not d.listed)
         return found
 
@@ -502,7 +503,8 @@ class RunSession:
         from .construction import differences
         found = differences(case, verdicts)
         for d in found:
-            d.listed = self.expectations[d.adapter].match(d.key(), f"{d.default_outcome}\n{d.other_outcome}") or ""
+            d.listed = self.expectations[d.adapter].match(d.key(), f"{d.default_outcome}\n{d.other_outcome}",
+                                                          "construction/") or ""
         return found
 
     def unlisted_in(self, records: Iterable) -> int:

@@ -143,3 +143,13 @@ def test_a_nan_is_any_nan_as_the_judge_compares_values():
         assert np.signbit(neg[0]), dt
         assert answer_of(Outcome.returned(out=neg)) == answer_of(Outcome.returned(out=np.array([np.nan, 1.0], dt)))
         assert answer_of(Outcome.returned(out=neg)) != answer_of(Outcome.returned(out=np.array([np.nan, 2.0], dt)))
+
+
+def test_refuses_a_divergence_line_listing_a_mode_difference(shipped_mode, corpus, tmp_path):
+    # `*` lists every divergence; a mode difference needs a line of its own kind (`mode/...`)
+    lines = tmp_path / "compiled.txt"
+    lines.write_text("* :: test: a catch-all divergence line\n")
+    result = runner.run([EAGER, COMPILED], corpus=corpus, out_dir=str(tmp_path / "out"),
+                        expectations_files={COMPILED: str(lines)})
+    assert [d.listed for d in result.modes] == ["", ""], [d.listed for d in result.modes]
+    assert result.exit_code == 1, "two mode differences no mode/ line lists"
