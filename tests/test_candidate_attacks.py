@@ -424,6 +424,19 @@ def test_a_probe_of_an_adapter_that_never_answers_ends_and_leaves_nothing(pid_di
 
 # ---- Ctrl-C ------------------------------------------------------------------------------------------
 
+def _signal_state(pid) -> dict:
+    """The Sig* lines of a process's and each of its threads' /proc status (masks in hex: bit N-1 is signal N)."""
+    out = {}
+    try:
+        for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                out[tid] = {k: v.strip() for k, _, v in (line.partition(":") for line in f)
+                            if k in ("Name", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")}
+    except OSError as e:
+        out["error"] = str(e)
+    return out
+
+
 def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(tmp_path):
     labels = ["ok", "hang", "ok2", "hang2", "ok3", "ok4"]
     corpus = tmp_path / "corpus.jsonl"
@@ -446,10 +459,12 @@ def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(
         try:
             _, err = p.communicate(timeout=30)
         except subprocess.TimeoutExpired:
+            masks = _signal_state(p.pid)        # before the abort: was Ctrl-C ignored, blocked or left pending?
+            done = len(labelled(out / "results.jsonl")) if (out / "results.jsonl").exists() else 0
             p.send_signal(signal.SIGABRT)
             _, err = p.communicate(timeout=30)
-            pytest.fail(f"actual: no exit 30 s after Ctrl-C; expected: exit 130 within 2 s; the harness's "
-                        f"threads when aborted:\n{err[-8000:]}")
+            pytest.fail(f"actual: no exit 30 s after Ctrl-C; expected: exit 130 within 2 s; {done} cases recorded "
+                        f"before it; the harness's signal state {masks}; its threads when aborted:\n{err[-8000:]}")
         took = time.monotonic() - t0
     finally:
         if p.poll() is None:
