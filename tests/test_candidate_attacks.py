@@ -424,6 +424,13 @@ def test_a_probe_of_an_adapter_that_never_answers_ends_and_leaves_nothing(pid_di
 
 # ---- Ctrl-C ------------------------------------------------------------------------------------------
 
+def _as_from_a_terminal() -> None:
+    """The harness as a terminal starts it: Ctrl-C at its default.  A process inherits an ignored SIGINT, and
+    Python keeps it ignored (nohup's convention); this pytest process ignores SIGINT and SIGQUIT while any of
+    its threads is inside system(), which the signal masks this test reports showed in CI (SigIgn ...1006)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _signal_state(pid) -> dict:
     """The Sig* lines of a process's and each of its threads' /proc status (masks in hex: bit N-1 is signal N)."""
     out = {}
@@ -446,7 +453,7 @@ def test_ctrl_c_with_jobs_during_hanging_cases_exits_130_within_2_s_and_resumes(
     # PYTHONFAULTHANDLER: should the harness not exit, SIGABRT makes it print every thread's stack
     p = subprocess.Popen([sys.executable, "-m", "conform.cli", *args, "--jobs", "2", "--case-timeout", "120"],
                          cwd=ROOT, env={**ENV, "PYTHONFAULTHANDLER": "1"}, text=True, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+                         stderr=subprocess.PIPE, preexec_fn=_as_from_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:      # both hanging cases in flight once "ok" is written
