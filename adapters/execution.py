@@ -44,7 +44,3 @@ def call(fn, *args):
             full[i] = t
         return fn(*full)
     return compiler(body)(*(args[i] for i in traced))
-
-
-def compiled() -> bool:
-    return _COMPILER.get() is not None
