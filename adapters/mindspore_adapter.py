@@ -21,7 +21,7 @@ import numpy as np
 
 from contract.dtypes import is_float, is_number, to_dtype
 
-from . import convert, repro as R
+from . import convert, repro as R, threads
 from .base import RETURNED, Outcome
 from .mapping import FrameworkAdapter, OpMap
 from .convert import from_ms, ms_dtype, to_ms
@@ -60,6 +60,11 @@ class MindsporeAdapter(FrameworkAdapter):
         ms.set_device("CPU")
         # Without this an error surfaces at a later sync, on another case's tensor.
         ms.runtime.launch_blocking()
+        # Its CPU kernel pool (25 threads by default) keeps spinning after each call: 0.8 s of CPU over 100
+        # tiny calls 50 ms apart, 0.1 s with one thread, the core the scheduler gives this worker.
+        if threads.in_worker():
+            with contextlib.suppress(RuntimeError):     # "can not be set repeatedly": a second setup()
+                ms.device_context.cpu.op_tuning.threads_num(threads.in_worker())
         self._ms = ms
         # In a worker (adapters/pool.py sets CONFORM_WORKER) fd 2 is already captured per case and
         # survives a crash; a redirect of our own would take mindspore's last [ERROR] lines down

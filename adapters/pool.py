@@ -38,7 +38,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
-from . import proctree, sandbox, wire
+from . import proctree, sandbox, threads, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo, load, resolve
@@ -160,6 +160,7 @@ class WorkerHandle:
         self.start_timeout = start_timeout or (PROBE_TIMEOUT if probe else START_TIMEOUT)
         self.proc = None
         self.restarts = 0
+        self.restart_s = 0.0         # seconds spent starting a worker again after one died (a crash, a timeout)
         self._pidfd = self._wfd = self._rfd = self._err = None
         self._lock = threading.Lock()     # abort() may kill the worker from another thread
         self._aborted = False
@@ -212,7 +213,7 @@ class WorkerHandle:
         # O_APPEND: after the client truncates the file, the worker's writes land at offset 0 again.
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
-        env = sandbox.worker_environment(os.environ)
+        env = threads.apply(sandbox.worker_environment(os.environ))     # one core each: one thread each
         env["PYTHONPATH"] = os.pathsep.join(_worker_path(self.python))
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
@@ -300,9 +301,11 @@ class WorkerHandle:
 
     def _ensure(self):
         if self.proc is None or _exited(self.proc.pid, 0):
+            began = time.monotonic()
             self._stop()
             self._start()
             self.restarts += 1
+            self.restart_s += time.monotonic() - began
 
     def abort(self):
         """Stop now, from any thread (Ctrl-C): kill the worker's tree; a call waiting on it returns,

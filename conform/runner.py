@@ -41,6 +41,8 @@ class RunResult:
     construction: list = field(default_factory=list)         # construction-check differences (suites.construction)
     modes: list = field(default_factory=list)   # compiled modes' disagreements with their eager twins (suites.modes)
     elapsed_s: float = 0.0
+    opened_s: float = 0.0           # from the start until every adapter's first worker had said hello
+    slots: dict = field(default_factory=dict)   # the scheduler's usage(): seconds per activity, over all slots
     message: str = ""
 
 
@@ -208,7 +210,7 @@ def _locked_run(session, path, fd, resume, progress, t0):
         os.close(fd)
         raise
     names = [h.name for h in session.handles]
-    result = RunResult(EXIT_OK, path)
+    result = RunResult(EXIT_OK, path, opened_s=time.monotonic() - t0)
     # Progress only: the shard's exact size is known once the corpus has streamed past.
     total = -(-(session.source.declared or 0) // session.n) * len(names)
     if session.ops and progress:    # some ops only (certify): count their cases, a pass over the corpus file
@@ -254,6 +256,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
         result.unlisted += sum(1 for d in result.construction if not d.listed)
     result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
     result.elapsed_s = time.monotonic() - t0
+    if session.scheduler is not None:
+        result.slots = session.scheduler.usage()
     if interrupted:
         result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
     elif result.oracle_failures:

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 WINDOW_PER_JOB = 32         # cases in flight per slot, ahead of the one being written
-GROW_AFTER = 4              # cases a lane finishes before its time per case is trusted
+GROW_AFTER = 4              # cases a lane finishes, past its first ones, before its time per case is trusted
+WARM_UP = 4                 # a lane's first cases, left out of its time per case: a framework's first calls
+                            # load its kernels (paddle: 0.3 s for a case that then costs 1 ms)
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}    # the main thread's alone: it stops the run
 GROW_WORTH_S = 8.0          # a lane gets one more worker only if it has at least this much work left per worker
 
@@ -52,16 +54,25 @@ class Lane:
         self.done = 0
         self.total = total              # the cases it will run (an estimate until the corpus has streamed)
         self.busy_s = 0.0               # seconds its workers spent on cases (the adapter's own run() time)
+        self.warm_up_s = 0.0            # the part of busy_s its first WARM_UP cases took
 
     @property
     def workers(self) -> int:
         return len(self.handles) + self.starting
 
     def mean_s(self) -> float:
-        return self.busy_s / self.done if self.done else 0.0
+        """Its time per case once warm (past its first WARM_UP cases)."""
+        steady = self.done - WARM_UP
+        return (self.busy_s - self.warm_up_s) / steady if steady > 0 else 0.0
+
+    def add(self, cost: float) -> None:
+        self.busy_s += cost
+        self.done += 1
+        if self.done <= WARM_UP:
+            self.warm_up_s += cost
 
     def worth_another(self, jobs: int) -> bool:
-        if self.workers >= jobs or self.done < GROW_AFTER:
+        if self.workers >= jobs or self.done < WARM_UP + GROW_AFTER:
             return False
         left = max(self.total - self.done, len(self.queue))
         return self.mean_s() * left / (self.workers + 1) >= GROW_WORTH_S
@@ -83,12 +94,26 @@ class Scheduler:
         self._error = None
         self._started = []          # handles this scheduler opened (closed at the end)
         self.started_at = time.monotonic()
+        self.slot_s = {"case": 0.0, "start": 0.0, "wait": 0.0}   # the slots' time, summed: see usage()
 
     # ---- what the progress line shows ---------------------------------------------------------------
     def snapshot(self) -> list:
         """(name, done, total, workers, busy seconds) per adapter."""
         with self._cv:
             return [(n, ln.done, max(ln.total, ln.done), ln.workers, ln.busy_s) for n, ln in self.lanes.items()]
+
+    def usage(self) -> dict:
+        """Seconds the slots spent running a case (the call and its judging), starting a worker (one more for
+        a lane, or again after one died), and waiting for a task (nothing in the window a free slot may
+        take), summed over the slots; and `busy`, the adapters' own time (the lanes' busy_s, the figure the
+        wall time is measured against: benchmarks/README.md)."""
+        with self._cv:
+            again = sum(getattr(h, "restart_s", 0.0) for ln in self.lanes.values() for h in ln.handles)
+            out = dict(self.slot_s)
+            out["case"] -= again
+            out["start"] += again
+            out["busy"] = sum(ln.busy_s for ln in self.lanes.values())
+            return out
 
     # ---- the run --------------------------------------------------------------------------------
     def judged(self, cases: Iterable, skip: Callable) -> Iterator:
@@ -168,17 +193,25 @@ class Scheduler:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         while True:
             with self._cv:
+                waited = time.monotonic()
                 task = self._take()
                 while task is None and not self._stop:
                     self._cv.wait(0.5)
                     task = self._take()
+                now = time.monotonic()
+                self.slot_s["wait"] += now - waited
                 if task is None:
                     return
             lane, entry, handle = task
             try:
                 if handle is None:
                     handle = self._grow(lane)
+                    with self._cv:
+                        self.slot_s["start"] += time.monotonic() - now
+                        now = time.monotonic()
                 self._run(lane, entry, handle)
+                with self._cv:
+                    self.slot_s["case"] += time.monotonic() - now
             except BaseException as e:       # a harness bug: stop the run with it rather than hang
                 with self._cv:
                     self._error = e
@@ -222,13 +255,13 @@ class Scheduler:
         except Exception as e:      # an oracle bug on one case must not stop the other cases
             expectation, failure = None, f"{type(e).__name__}: {e}"
         outcome = handle.collect()
-        verdict = None if failure else session.verdict(case, expectation, outcome, handle)
         # the adapter's own time where the worker measured it (the oracle's answer, computed meanwhile by
-        # whichever lane reached the case first, is not the adapter's cost); a timeout costs its wall time
+        # whichever lane reached the case first, is not the adapter's cost); a timeout or a crash costs its
+        # wall time up to here: the worker started again for the repro is counted as a start (usage())
         cost = getattr(outcome, "elapsed_s", 0.0) or (time.monotonic() - started)
+        verdict = None if failure else session.verdict(case, expectation, outcome, handle)
         with self._cv:
-            lane.busy_s += cost
-            lane.done += 1
+            lane.add(cost)
             lane.idle.append(handle)
             if failure:
                 entry.failure = failure

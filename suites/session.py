@@ -127,6 +127,14 @@ def adapter_meta(h, expectations=None, exclusions=None) -> dict:
     return meta
 
 
+def _attempt(start, spec) -> tuple:
+    """(start(spec), None), or (None, the exception it raised)."""
+    try:
+        return start(spec), None
+    except Exception as e:
+        return None, e
+
+
 def _configured() -> dict:
     """conform.toml's and pyproject.toml's interpreters (adapters.environments), read once per session;
     a file that cannot be read is SessionError(EXIT_BAD_INPUT) naming it."""
@@ -315,28 +323,26 @@ class RunSession:
         return chosen_file(spec, self.expectations_dir, self.expectations_files)
 
     def _open_set(self, specs, select):
-        from adapters.pool import open_handle
-        from adapters.registry import AdapterError, resolve
+        """The handles of `specs` that are available, in `specs`' order.  Up to `jobs` workers start at once
+        (a framework's import is seconds of one core's time); what is refused or missing is decided in order,
+        as if they had started one by one."""
         from adapters.environments import InterpreterError
-        from adapters.registry import split_construction
-        handles = []
+        from adapters.registry import AdapterError, split_construction
+        results = self._start_all(specs)
+        started, handles = [], []
         try:
-            for spec in specs:
+            for spec, (h, error) in zip(specs, results):
+                started.append((h, error))
                 # an adapter named on the command line (--adapter, or --python) must run; one only found may not
                 required = self.explicit or not select or split_construction(spec)[0] in self.pythons
-                try:        # the worker gets module:Class: what a name means is decided here, once
-                    h = open_handle(resolve(spec), in_process=self.in_process, case_timeout=self.case_timeout,
-                                    memory_mb=self.memory_mb, python=self.python_for(spec))
-                except InterpreterError as e:
+                if isinstance(error, (InterpreterError, AdapterError)):
                     if required:
-                        raise SessionError(str(e), e.exit_code) from None
-                    self.skipped.append(f"{spec}: {e}")
+                        code = error.exit_code if isinstance(error, InterpreterError) else EXIT_ADAPTER
+                        raise SessionError(str(error), code) from None
+                    self.skipped.append(f"{spec}: {error}")
                     continue
-                except AdapterError as e:
-                    if required:
-                        raise SessionError(str(e), EXIT_ADAPTER) from None
-                    self.skipped.append(f"{spec}: {e}")
-                    continue
+                if error is not None:
+                    raise error
                 h.spec = spec
                 if not h.available:
                     h.close()
@@ -346,10 +352,45 @@ class RunSession:
                     continue
                 handles.append(h)
         except BaseException:
-            for h in handles:
-                h.close()
+            # every worker started, those after a refusal too (already running where they start at once)
+            for h, _ in (results if isinstance(results, list) else started):
+                if h is not None:
+                    h.close()
             raise
         return handles
+
+    def _start_all(self, specs):
+        """(handle or None, exception or None) per spec: a list, `jobs` started at a time; with jobs=1 an
+        iterator that starts each only when asked for (so that a refusal starts no more)."""
+        from adapters.pool import open_handle
+        from adapters.registry import resolve
+
+        def start(spec):
+            # the worker gets module:Class: what a name means is decided here, once
+            return open_handle(resolve(spec), in_process=self.in_process, case_timeout=self.case_timeout,
+                               memory_mb=self.memory_mb, python=self.python_for(spec))
+        if self.jobs == 1 or len(specs) < 2:
+            return (_attempt(start, spec) for spec in specs)
+        from concurrent.futures import ThreadPoolExecutor
+        import signal as _signal
+
+        def blocked(spec):      # as the scheduler's slots: Ctrl-C and SIGTERM are the main thread's
+            _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM})
+            return _attempt(start, spec)
+        pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="conform-open")
+        futures = [pool.submit(blocked, spec) for spec in specs]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:       # Ctrl-C while workers start: none of them may outlive the run
+            for f in futures:
+                f.cancel()
+            pool.shutdown(wait=True)
+            for f in futures:
+                if not f.cancelled() and f.exception() is None and f.result()[0] is not None:
+                    f.result()[0].close()
+            raise
+        finally:
+            pool.shutdown(wait=False)
 
     def python_for(self, spec):
         """The interpreter of `spec`'s worker (None in-process); InterpreterError if it cannot serve."""

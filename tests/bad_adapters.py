@@ -228,6 +228,48 @@ class SignalMask(Slow):
         return outcome
 
 
+class SlowStart(_Clip):
+    """Honest; its first four calls in a worker take half a second each (a framework loading its kernels),
+    every later one no time: a lane worth one worker, whose first cases alone would ask for more."""
+    name = "slow-start"
+
+    def __init__(self):
+        self._calls = 0
+
+    def run(self, case):
+        self._calls += 1
+        if self._calls <= 4:
+            time.sleep(0.5)
+        return GoodClip.run(self, case)
+
+
+RENDEZVOUS_ENV = "CONFORM_TEST_RENDEZVOUS"     # a folder both Rendezvous workers may write
+
+
+class RendezvousA(GoodClip):
+    """Starts only if its peer (RendezvousB) starts while it does: its setup() leaves its name in the folder
+    of CONFORM_TEST_RENDEZVOUS and waits for the peer's.  Started one after the other, the first waits in
+    vain and fails to start: the harness starts workers at once or it does not."""
+    name = "rendezvous-a"
+    peer = "rendezvous-b"
+    WAIT_S = 20.0
+
+    def setup(self):
+        import os
+        folder = os.environ[RENDEZVOUS_ENV]
+        open(os.path.join(folder, self.name), "w").close()
+        deadline = time.monotonic() + self.WAIT_S
+        while not os.path.exists(os.path.join(folder, self.peer)):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.peer} did not start while {self.name} was starting")
+            time.sleep(0.05)
+
+
+class RendezvousB(RendezvousA):
+    name = "rendezvous-b"
+    peer = "rendezvous-a"
+
+
 class CompiledDrift(GoodClip):
     """A "compiled mode" of GoodClip that answers otherwise on cases labelled 'drift' (one ulp up), as a
     compiled path that folds a bound differently would (tests/test_modes.py names it GoodClip's mode)."""

@@ -454,6 +454,8 @@ class EnvReader(GoodClip):
     def run(self, case):
         if case.label == "read-env":
             sys.stderr.write("names: " + " ".join(sorted(os.environ)) + "\n")
+            from adapters.threads import variables
+            sys.stderr.write("threads: " + ";".join(f"{k}={os.environ.get(k)}" for k in variables(1)) + "\n")
             for k, v in os.environ.items():
                 if "SECRET" in k or "TOKEN" in k:
                     sys.stderr.write(f"found {k}={v}\n")

@@ -36,16 +36,20 @@ def corpus(tmp_path):
     return str(path)
 
 
-def _run(corpus, out, jobs, monkeypatch=None):
+def _spy_lanes(monkeypatch) -> dict:
+    """Its "lanes": the scheduler's snapshot at the end of the next run."""
     captured = {}
     real = runner.RunSession.judged
 
     def spy(self, *a, **k):
-        gen = real(self, *a, **k)
-        yield from gen
+        yield from real(self, *a, **k)
         captured["lanes"] = self.scheduler.snapshot()
-    if monkeypatch is not None:
-        monkeypatch.setattr(runner.RunSession, "judged", spy)
+    monkeypatch.setattr(runner.RunSession, "judged", spy)
+    return captured
+
+
+def _run(corpus, out, jobs, monkeypatch=None):
+    captured = _spy_lanes(monkeypatch) if monkeypatch is not None else {}
     result = runner.run(["oracle", "bad_adapters:Slow"], corpus=corpus, out_dir=str(out), jobs=jobs)
     assert result.exit_code == 0, result.message
     return result, captured.get("lanes")
@@ -62,6 +66,16 @@ def test_the_slow_adapter_gets_every_worker_and_the_fast_one_keeps_one(corpus, t
 def test_a_fast_adapter_gets_no_second_worker_it_cannot_pay_for(corpus, tmp_path, monkeypatch):
     _, lanes = _run(corpus, tmp_path / "two", 2, monkeypatch)    # 40 x 30 ms: far less than a worker's start
     assert {name: w for name, _, _, w, _ in lanes} == {"oracle": 1, "slow": 1}
+
+
+def test_an_adapter_slow_only_on_its_first_cases_gets_no_second_worker(corpus, tmp_path, monkeypatch):
+    # 4 x 0.5 s, then 36 cases of no time: timed from its first cases it would have 9 s of work left for
+    # two workers (over GROW_WORTH_S), though once warm it has none.
+    captured = _spy_lanes(monkeypatch)
+    result = runner.run(["bad_adapters:SlowStart"], corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2)
+    assert result.exit_code == 0, result.message
+    assert [w for _, _, _, w, _ in captured["lanes"]] == [1], \
+        f"actual workers {captured['lanes']}; expected one: its warm-up is no measure of the work left"
 
 
 def test_results_are_identical_with_jobs_1_and_jobs_4_case_by_case_and_in_order(corpus, tmp_path, monkeypatch):
@@ -148,13 +162,7 @@ def test_slots_leave_ctrl_c_to_the_main_thread_and_workers_they_start_still_hear
         masks.setdefault("slot", signal.pthread_sigmask(signal.SIG_BLOCK, []))
         return real_run(self, *a, **k)
     monkeypatch.setattr(scheduler.Scheduler, "_run", spy)
-    captured = {}
-    real_judged = runner.RunSession.judged
-
-    def lanes(self, *a, **k):
-        yield from real_judged(self, *a, **k)
-        captured["lanes"] = self.scheduler.snapshot()
-    monkeypatch.setattr(runner.RunSession, "judged", lanes)
+    captured = _spy_lanes(monkeypatch)
     result = runner.run(["bad_adapters:SignalMask"], corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2)
     stop = {signal.SIGINT, signal.SIGTERM}
     assert stop <= masks["slot"], f"actual mask in a slot {masks['slot']}; expected SIGINT and SIGTERM blocked"
@@ -163,3 +171,117 @@ def test_slots_leave_ctrl_c_to_the_main_thread_and_workers_they_start_still_hear
     verdicts = {r["verdict"] for r in _records(result.results_path)}
     assert result.exit_code == 0 and verdicts == {"pass"}, \
         f"actual verdicts {verdicts}, exit {result.exit_code}: {result.message}; a worker had SIGINT or SIGTERM blocked"
+
+
+# ---- start-up: the adapters' first workers start `jobs` at a time ------------------------------------
+
+def test_the_first_workers_start_at_once_not_one_after_the_other(corpus, tmp_path, monkeypatch):
+    # Each of the two candidates starts only if the other is starting at the same time (bad_adapters.py):
+    # one after the other, the first would fail to start and the run would stop (exit 5).
+    from adapters.sandbox import WRITABLE_ENV
+    from bad_adapters import RENDEZVOUS_ENV
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    monkeypatch.setenv(RENDEZVOUS_ENV, str(meet))
+    monkeypatch.setenv(WRITABLE_ENV, str(meet))
+    result = runner.run(["bad_adapters:RendezvousA", "bad_adapters:RendezvousB"], corpus=corpus,
+                        out_dir=str(tmp_path / "out"), jobs=2)
+    assert result.exit_code == 0, f"actual: exit {result.exit_code}: {result.message}; expected both started at once"
+    assert {r["adapter"] for r in _records(result.results_path)} == {"rendezvous-a", "rendezvous-b"}
+
+
+def _children() -> set:
+    """This process's live children (not zombies)."""
+    me, out = str(os.getpid()), set()
+    for pid in os.listdir("/proc"):
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if pid.isdigit() and fields[1] == me and fields[0] != "Z":
+            out.add(int(pid))
+    return out
+
+
+def test_a_refused_adapter_among_workers_started_at_once_leaves_no_worker_running(corpus, tmp_path, monkeypatch):
+    # The refusal is decided in the adapters' order, while the workers after it have already started: every
+    # one of them is closed before the error leaves the session (counted there, while the error's traceback
+    # still holds them: a worker only the garbage collector would close counts as left running).
+    from contract.vocabulary import EXIT_ADAPTER
+    before, left = _children(), {}
+    real_open = runner.RunSession.open
+
+    def spy(self):
+        try:
+            return real_open(self)
+        except BaseException:
+            left["workers"] = _children() - before
+            raise
+    monkeypatch.setattr(runner.RunSession, "open", spy)
+    result = runner.run(["oracle", "bad_adapters:Unavailable", "bad_adapters:GoodClip", "bad_adapters:Slow"],
+                        corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2)
+    assert result.exit_code == EXIT_ADAPTER and "'bad_adapters:Unavailable' is not available" in result.message, \
+        f"actual: exit {result.exit_code}: {result.message}"
+    assert left["workers"] == set(), f"actual: workers {sorted(left['workers'])} still running after the refusal"
+
+
+def test_the_thread_variables_reach_every_worker_and_the_users_own_wins(monkeypatch):
+    # One core per worker (the scheduler's slots): each framework's pools capped at one thread, unless the
+    # user has set the variable.
+    from adapters import pool, threads
+    for name in threads.variables(1):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    h = pool.WorkerHandle("misbehaving_adapters:EnvReader")
+    try:
+        out = h.run(clip_case("read-env"))
+    finally:
+        h.close()
+    seen = dict(line.split("=", 1) for line in out.stderr.split("threads: ")[1].split("\n")[0].split(";"))
+    assert seen == {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "3", "OPENBLAS_NUM_THREADS": "1",
+                    "TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1",
+                    "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}, f"actual: {seen}"
+
+
+@pytest.mark.parametrize("value, expected", [("default", {"CONFORM_WORKER_THREADS": "default"}),
+                                             ("4", {"OMP_NUM_THREADS": "4", "XLA_FLAGS": None})])
+def test_conform_worker_threads_sets_the_count_or_leaves_the_frameworks_defaults(value, expected):
+    import subprocess
+    code = ("from adapters import threads; v = threads.apply({}); "
+            "print(sorted(v.items()))")
+    env = {**os.environ, "CONFORM_WORKER_THREADS": value}
+    r = subprocess.run([sys.executable, "-c", code], cwd=os.path.dirname(TESTS), env=env, text=True,
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = dict(eval(r.stdout))
+    for k, v in expected.items():
+        assert got.get(k) == v, f"actual {got}; expected {k}={v}"
+    if value == "default":
+        assert got == expected, f"actual {got}; expected no thread variable with 'default'"
+
+
+def test_a_bad_conform_worker_threads_is_one_line_and_exit_2():
+    import subprocess
+    r = subprocess.run([sys.executable, "-m", "conform.cli", "adapters"], cwd=os.path.dirname(TESTS),
+                       env={**os.environ, "CONFORM_WORKER_THREADS": "many"}, text=True, capture_output=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr == "conform: error: CONFORM_WORKER_THREADS must be a whole number > 0 or 'default', got 'many'\n"
+
+
+def test_the_run_ends_with_a_line_saying_where_its_wall_time_went(corpus, tmp_path):
+    # start-up, the slots' shares (they add up to the whole), and the wall time against the adapters' own time
+    import re
+    import subprocess
+    r = subprocess.run([sys.executable, "-m", "conform.cli", "run", "--adapter", "oracle", "--adapter",
+                        "bad_adapters:Slow", "--corpus", corpus, "--out", str(tmp_path / "out"), "--jobs", "2"],
+                       cwd=os.path.dirname(TESTS), env={**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(TESTS), TESTS])},
+                       text=True, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    line = [ln for ln in r.stderr.splitlines() if ln.startswith("conform: time: ")]
+    assert len(line) == 1, r.stderr
+    m = re.fullmatch(r"conform: time: \d+s in all: [\d.]+ s to start the adapters, then 2 slot\(s\): (\d+)% running "
+                     r"cases, (\d+)% starting workers, (\d+)% waiting for a case; adapters' own time (\d+) s, "
+                     r"wall / \(that / 2\) = ([\d.]+)", line[0])
+    assert m, f"actual: {line[0]!r}"
+    assert 98 <= sum(int(m.group(i)) for i in (1, 2, 3)) <= 102, line[0]
+    assert float(m.group(5)) > 0
