@@ -228,7 +228,7 @@ def cmd_run(args) -> int:
         print(f"construction check: {len(result.construction)} differences, "
               f"{sum(1 for d in result.construction if not d.listed)} unlisted -> {os.path.join(args.out, 'construction.json')}")
     if result.slots:
-        print(f"conform: time: {_time_line(result, args.jobs)}", file=sys.stderr)
+        print(f"conform: time: {_time_line(result)}", file=sys.stderr)
     counts = ", ".join(f"{v} {n}" for v, n in sorted(result.counts.items()))
     print(f"{result.cases} results ({counts}); {result.unlisted} unlisted divergences -> {result.results_path}")
     if not args.no_report and result.exit_code != runner.EXIT_INTERRUPTED:
@@ -374,14 +374,14 @@ def _time_left(done, total, rate, lanes):
     return (total - done) / rate if rate > 0 else None
 
 
-def _time_line(result, jobs) -> str:
+def _time_line(result) -> str:
     """Where the run's wall time went: start-up, then the slots' shares (suites/scheduler.py usage()), and
     the wall time against the adapters' own time over the slots (the ratio benchmarks/README.md reports)."""
     slots = {k: v for k, v in result.slots.items() if k != "busy"}
     spent = sum(slots.values()) or 1e-9
     shares = ", ".join(f"{slots.get(what, 0) / spent:.0%} {words}" for what, words in
                        (("case", "running cases"), ("start", "starting workers"), ("wait", "waiting for a case")))
-    busy, n = result.slots.get("busy", 0.0), jobs or 1
+    busy, n = result.slots.get("busy", 0.0), result.jobs
     ratio = f"; adapters' own time {busy:.0f} s, wall / (that / {n}) = {result.elapsed_s / (busy / n):.2f}" if busy else ""
     return (f"{_duration(result.elapsed_s)} in all: {result.opened_s:.1f} s to start the adapters, "
             f"then {n} slot(s): {shares}{ratio}")

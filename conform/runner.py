@@ -43,6 +43,7 @@ class RunResult:
     elapsed_s: float = 0.0
     opened_s: float = 0.0           # from the start until every adapter's first worker had said hello
     slots: dict = field(default_factory=dict)   # the scheduler's usage(): seconds per activity, over all slots
+    jobs: int = 1                   # the slots the scheduler ran (1 in-process, whatever --jobs says)
     message: str = ""
 
 
@@ -257,7 +258,7 @@ def _locked_run(session, path, fd, resume, progress, t0):
     result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
     result.elapsed_s = time.monotonic() - t0
     if session.scheduler is not None:
-        result.slots = session.scheduler.usage()
+        result.slots, result.jobs = session.scheduler.usage(), session.scheduler.jobs
     if interrupted:
         result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
     elif result.oracle_failures:

@@ -193,30 +193,33 @@ class Scheduler:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         while True:
             with self._cv:
-                waited = time.monotonic()
+                since = time.monotonic()
                 task = self._take()
                 while task is None and not self._stop:
                     self._cv.wait(0.5)
                     task = self._take()
-                now = time.monotonic()
-                self.slot_s["wait"] += now - waited
+                since = self._spent("wait", since)
                 if task is None:
                     return
             lane, entry, handle = task
             try:
                 if handle is None:
                     handle = self._grow(lane)
-                    with self._cv:
-                        self.slot_s["start"] += time.monotonic() - now
-                        now = time.monotonic()
+                    since = self._spent("start", since)
                 self._run(lane, entry, handle)
-                with self._cv:
-                    self.slot_s["case"] += time.monotonic() - now
+                self._spent("case", since)
             except BaseException as e:       # a harness bug: stop the run with it rather than hang
                 with self._cv:
                     self._error = e
                     self._cv.notify_all()
                 return
+
+    def _spent(self, what: str, since: float) -> float:
+        """Add the time since `since` to the slots' `what` (usage()); now."""
+        now = time.monotonic()
+        with self._cv:      # a Condition's lock is reentrant: also called with it held
+            self.slot_s[what] += now - since
+        return now
 
     def _take(self):
         """(lane, entry, idle handle or None: start one) for the next task, under the lock; None: nothing."""

@@ -371,11 +371,12 @@ class RunSession:
                                memory_mb=self.memory_mb, python=self.python_for(spec))
         if self.jobs == 1 or len(specs) < 2:
             return (_attempt(start, spec) for spec in specs)
+        import signal
         from concurrent.futures import ThreadPoolExecutor
-        import signal as _signal
+        from .scheduler import STOP_SIGNALS
 
         def blocked(spec):      # as the scheduler's slots: Ctrl-C and SIGTERM are the main thread's
-            _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM})
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
             return _attempt(start, spec)
         pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="conform-open")
         futures = [pool.submit(blocked, spec) for spec in specs]

@@ -285,3 +285,11 @@ def test_the_run_ends_with_a_line_saying_where_its_wall_time_went(corpus, tmp_pa
     assert m, f"actual: {line[0]!r}"
     assert 98 <= sum(int(m.group(i)) for i in (1, 2, 3)) <= 102, line[0]
     assert float(m.group(5)) > 0
+
+
+def test_the_time_line_counts_the_slots_the_run_had_not_the_jobs_asked_for(corpus, tmp_path):
+    # --in-process runs one call at a time whatever --jobs says: its ratio is over one slot
+    from conform.cli import _time_line
+    result = runner.run(["oracle"], corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2, in_process=True)
+    assert result.exit_code == 0 and result.jobs == 1, (result.exit_code, result.jobs)
+    assert "then 1 slot(s):" in _time_line(result), _time_line(result)
