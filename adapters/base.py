@@ -128,6 +128,11 @@ class Adapter:
     # `NAME@WAY` runs it with another one; `conform run --construction-check` compares them all.
     constructions: tuple = ()
     construction: str = ""
+    # The memory layouts, beyond the default contiguous one, this adapter builds natively with the
+    # framework's own view ops (adapters/layouts.py).  `NAME@LAYOUT` runs it with one; the main job runs
+    # each beside the default and compares their answers (suites/layouts.py).
+    layouts: tuple = ()
+    layout: str = ""
     # The cases of its own ops this adapter declares it does not map, each a line in the format of an
     # expectations file matched against the not-applicable verdict's key (docs/CERTIFY.md, "Declared
     # exclusions"): "scatter/not-applicable/* ~ takes no scalar value :: <why>".  A not-applicable answer

@@ -16,6 +16,8 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
+from . import layouts
+
 
 # How inputs are built (docs/CLI.md, --construction-check).  The first of an adapter's `constructions` is
 # the way the framework's own documentation shows users building a tensor, and the default; the others
@@ -55,6 +57,22 @@ def to_torch(a: np.ndarray):
     return t.view(torch.bfloat16) if is_bf16(a) else t
 
 
+def torch_laid(p):
+    """The tensor of layout Plan `p` (adapters/layouts.py), made by torch's own view ops over a tensor
+    built from the plan's base; refused (LayoutError) unless torch reports the layout claimed."""
+    t = to_torch(p.base)
+    if p.layout == layouts.OFFSET:
+        t = t[layouts.OFFSET_ELEMENTS:].view(p.shape)
+    elif p.layout == layouts.STRIDED:
+        t = t[p.index()]
+    else:
+        t = t.expand(p.shape)
+    why = layouts.claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous())
+    if why:
+        raise layouts.LayoutError(why)
+    return t
+
+
 def from_torch(t) -> np.ndarray:
     import torch
     t = t.detach()
@@ -80,6 +98,22 @@ def to_ms(a: np.ndarray):
     # Tensor(ndarray) copies, as mindspore's docs show; Tensor.from_numpy shares the array's memory.
     t = ms.Tensor.from_numpy(raw.copy()) if _BUILD.get() == FROM_NUMPY else ms.Tensor(raw.copy())
     return t.view(ms.bfloat16) if is_bf16(a) else t
+
+
+def ms_laid(p):
+    """The tensor of layout Plan `p`, made by mindspore's own PyNative view ops (basic slicing, `view`,
+    `expand` give views with strides and a storage offset in 2.10); refused unless mindspore reports it."""
+    t = to_ms(p.base)
+    if p.layout == layouts.OFFSET:
+        t = t[layouts.OFFSET_ELEMENTS:].view(p.shape)
+    elif p.layout == layouts.STRIDED:
+        t = t[p.index()]
+    else:
+        t = t.expand(p.shape)
+    why = layouts.claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous())
+    if why:
+        raise layouts.LayoutError(why)
+    return t
 
 
 def from_ms(t) -> np.ndarray:

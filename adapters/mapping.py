@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import convert, execution, repro as R
+from . import convert, execution, layouts, repro as R
 from .base import Outcome
 from .pinned import PinnedAdapter
 
@@ -83,6 +83,10 @@ class FrameworkAdapter(PinnedAdapter):
     def tensor_maker(self, construction: str):
         raise NotImplementedError
 
+    def laid(self, plan):
+        """The framework's tensor of an adapters.layouts.Plan, built natively (an adapter with `layouts`)."""
+        raise NotImplementedError
+
     def finish(self, outcome: Outcome, capture) -> Outcome:
         """The outcome as reported (mindspore adds its [ERROR] lines); `capture` is what guard() yielded."""
         return outcome
@@ -104,7 +108,9 @@ class FrameworkAdapter(PinnedAdapter):
         with self.guard() as capture:
             try:
                 with convert.building(self.construction), execution.compiling(self.compiler()):
-                    tensors = {k: self.tensor(v) for k, v in case.inputs.items()}
+                    plans = layouts.plans(self.layout, case)
+                    tensors = {k: self.tensor(v) if plans[k] is None else self.laid(plans[k])
+                               for k, v in case.inputs.items()}
                     outcome = row.run(fw, convert.call_args(case, tensors))
             except (KeyboardInterrupt, SystemExit):
                 raise

@@ -25,6 +25,7 @@ from . import convert, repro as R, threads
 from .base import RETURNED, Outcome
 from .mapping import FrameworkAdapter, OpMap
 from .convert import from_ms, ms_dtype, to_ms
+from .layouts import LAYOUTS
 
 PIN = "2.10.0"
 
@@ -37,6 +38,7 @@ class MindsporeAdapter(FrameworkAdapter):
                 "a source on another device needs a second device, and this machine has only the CPU")
     execution = "mindspore CPU, synchronous kernel launches"
     constructions = (convert.TENSOR, convert.FROM_NUMPY)
+    layouts = LAYOUTS       # PyNative slicing, view and expand give real strided views in 2.10
     package = "mindspore"
     pin = PIN
     # it needs NumPy 1.x: an environment of its own, where its worker runs (adapters/environments.py)
@@ -81,6 +83,9 @@ class MindsporeAdapter(FrameworkAdapter):
 
     def tensor_maker(self, construction):
         return _tensor_maker(construction)
+
+    def laid(self, plan):
+        return convert.ms_laid(plan)
 
     def guard(self):
         self.framework()

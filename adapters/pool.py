@@ -106,6 +106,7 @@ class InProcessHandle:
         self.execution = f"{self.adapter.execution}, in-process"
         self.ops = tuple(self.adapter.ops)
         self.constructions = tuple(self.adapter.constructions)
+        self.layouts = tuple(getattr(self.adapter, "layouts", ()))
         self.excludes = tuple(str(x) for x in self.adapter.excludes)
         self.case_timeout = adapter_timeout(self.adapter.case_timeout)
         self.version = ""
@@ -187,6 +188,7 @@ class WorkerHandle:
         self.python_version = hello["python_version"]
         self.ops = tuple(hello["ops"])
         self.constructions = tuple(hello.get("constructions", ()))
+        self.layouts = tuple(hello.get("layouts", ()))
         self.excludes = tuple(hello.get("excludes", ()))
         self.case_timeout = float(case_timeout or adapter_timeout(hello.get("case_timeout")))
 
@@ -197,7 +199,7 @@ class WorkerHandle:
         return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
                            execution=h["execution"], python=h["python"], python_version=h["python_version"],
                            numpy=h["numpy"], excludes=tuple(h.get("excludes", ())),
-                           constructions=tuple(h.get("constructions", ())))
+                           constructions=tuple(h.get("constructions", ())), layouts=tuple(h.get("layouts", ())))
 
     # ---- process management -------------------------------------------------------------
     def _start(self) -> dict:
@@ -264,7 +266,7 @@ class WorkerHandle:
             raise err
         for k in ("name", "version", "reason", "execution"):
             head[k] = clean_text(head[k], 4000)
-        for k in ("ops", "constructions"):
+        for k in ("ops", "constructions", "layouts"):
             head[k] = [clean_text(o, 100) for o in head.get(k, [])]
         head["excludes"] = [clean_text(x, 4096) for x in head.get("excludes", [])[:256]]
         if self._aborted:       # aborted while it started (another thread): it must not run a case
@@ -587,7 +589,7 @@ def _hello_problem(h) -> str:
         return "name must not be empty"
     if not isinstance(h.get("available"), bool):
         return bad("available", "true or false")
-    for k in ("ops", "constructions", "excludes"):
+    for k in ("ops", "constructions", "layouts", "excludes"):
         if not (isinstance(h.get(k, []), list) and all(isinstance(o, str) for o in h.get(k, []))):
             return bad(k, "a list of names" if k != "excludes" else "a list of lines")
     t = h.get("case_timeout")

@@ -60,6 +60,7 @@ class AdapterInfo:
     identity: dict = None   # conform certify: what the harness measured of it (adapters/identity.py)
     excludes: tuple = ()    # its declared exclusions (adapters.base.Adapter.excludes)
     constructions: tuple = ()   # the ways it builds its inputs, its default first (adapters.base.Adapter)
+    layouts: tuple = ()         # the non-default memory layouts it builds natively (adapters/layouts.py)
 
 
 def known() -> dict:
@@ -127,7 +128,10 @@ def load(spec: str):
     a = cls()
     a.construction = a.constructions[0] if a.constructions else ""
     how = split_construction(spec)[1]
-    if how:
+    if how and how in getattr(a, "layouts", ()):
+        a.layout = how
+        a.name = f"{a.name}@{how}"      # a layout is reported as an adapter of its own, like a construction
+    elif how:
         if how not in a.constructions:
             raise AdapterError(f"adapter {spec!r}: {a.name} builds its inputs "
                                f"{' or '.join(a.constructions) or 'one way only'}, not {how!r}")

@@ -16,6 +16,7 @@ from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 from . import convert, repro as R, set_readback
 from .convert import from_torch, is_bf16, to_torch, torch_dtype
+from .layouts import LAYOUTS
 
 PIN = "2.13.0"
 
@@ -23,6 +24,7 @@ class TorchAdapter(FrameworkAdapter):
     name = "torch"
     execution = "torch CPU build"
     constructions = (convert.TENSOR, convert.FROM_NUMPY)
+    layouts = LAYOUTS
     excludes = ("scatter_nd_add/not-applicable/* ~ torch index_put_ has no use_locking argument :: "
                 "index_put_ takes no locking argument: a case about use_locking's type has no call to make",)
     package = "torch"
@@ -48,6 +50,9 @@ class TorchAdapter(FrameworkAdapter):
 
     def tensor_maker(self, construction):
         return _tensor_maker(construction)
+
+    def laid(self, plan):
+        return convert.torch_laid(plan)
 
 
 # ---- one row per op: the call on torch's own tensors, read back from the original objects -------------

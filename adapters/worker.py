@@ -75,6 +75,7 @@ def hello(adapter, ok, reason) -> dict:
             "case_timeout": timeout, "python": sys.executable, "python_version": platform.python_version(),
             "numpy": np.__version__,
             "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())],
+            "layouts": [clean_text(str(c), 100) for c in getattr(adapter, "layouts", ())],
             "excludes": [clean_text(str(x), 4096) for x in tuple(getattr(adapter, "excludes", ()))[:256]]}
 
 

@@ -80,6 +80,9 @@ def build_parser():
                         "SPEC=FILE, repeatable; or a folder replacing suites/expectations for the shipped "
                         "adapters. The adapter's own name never chooses a file (docs/EXPECTATIONS.md)")
     p.add_argument("--no-report", action="store_true", help="write results only")
+    p.add_argument("--no-layouts", action="store_true",
+                   help="run each adapter in its default contiguous layout only, not also in every layout it "
+                        "declares (NAME@strided, NAME@offset, NAME@expanded; docs/CLI.md)")
     p.add_argument("--construction-check", action="store_true",
                    help="also run every case with inputs built each other way an adapter declares (NAME@WAY) "
                         "and report cases whose verdict or values change (DIR/construction.json)")
@@ -202,7 +205,8 @@ def cmd_run(args) -> int:
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
                             expectations_dir=chosen[0], expectations_files=chosen[1],
-                            construction_check=args.construction_check, pythons=pythons)
+                            construction_check=args.construction_check, pythons=pythons,
+                            layouts=not args.no_layouts)
     finally:
         signal.signal(signal.SIGTERM, old)
         bar.finish()
@@ -221,6 +225,13 @@ def cmd_run(args) -> int:
         if not d.listed:
             print(f"conform: mode: {d.adapter} {d.op} case {d.case_id}: {d.verdict} ({d.outcome}) where its eager twin "
                   f"{d.twin} gives {d.twin_verdict} ({d.twin_outcome}) (unlisted)", file=sys.stderr)
+    for d in result.layouts:
+        if not d.listed:
+            print(f"conform: layout: {d.adapter} {d.op} case {d.case_id}: {d.verdict} ({d.outcome[:200]}) with inputs "
+                  f"{d.layout}, {d.default_verdict} ({d.default_outcome[:200]}) contiguous (unlisted)", file=sys.stderr)
+    if result.layouts:
+        print(f"layout check: {len(result.layouts)} cases answered otherwise than in the default layout, "
+              f"{sum(1 for d in result.layouts if not d.listed)} unlisted")
     if result.modes:
         print(f"mode-consistency gate: {len(result.modes)} cases answered otherwise than the eager twin, "
               f"{sum(1 for d in result.modes if not d.listed)} unlisted")

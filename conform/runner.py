@@ -39,6 +39,7 @@ class RunResult:
     unmatched_patterns: list = field(default_factory=list)   # "file:line glob" that matched nothing
     oracle_failures: list = field(default_factory=list)      # cases oracle.expect could not answer
     construction: list = field(default_factory=list)         # construction-check differences (suites.construction)
+    layouts: list = field(default_factory=list)   # layout variants' differences from their default (suites.layouts)
     modes: list = field(default_factory=list)   # compiled modes' disagreements with their eager twins (suites.modes)
     elapsed_s: float = 0.0
     opened_s: float = 0.0           # from the start until every adapter's first worker had said hello
@@ -132,7 +133,7 @@ def _drop_torn_tail(path):
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
         memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None,
-        expectations_files=None) -> RunResult:
+        expectations_files=None, layouts=True) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
     every available adapter).
 
@@ -148,7 +149,7 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
                              case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
                              profile=profile, shard=shard, jobs=jobs, pythons=pythons, expect=expect,
                              construction_check=construction_check, ops=ops,
-                             expectations_files=expectations_files)
+                             expectations_files=expectations_files, layouts=layouts)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
         with session:
             return _run(session, out_dir, resume, progress, t0)
@@ -232,6 +233,7 @@ def _locked_run(session, path, fd, resume, progress, t0):
                           file=sys.stderr)
                     continue
                 result.modes += session.mode_inconsistencies(case, verdicts)     # sets each mode's `mode` first
+                result.layouts += session.layout_differences(case, verdicts)     # and each variant's `layout`
                 for v in verdicts:
                     out.write(session.record(v, case, run_id))
                     counts[v.verdict] += 1

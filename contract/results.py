@@ -117,6 +117,8 @@ def case_record(run_id: str, verdict, case) -> dict:
         rec["answer"] = verdict.answer
     if verdict.mode:
         rec["mode"] = _jsonable(verdict.mode)
+    if getattr(verdict, "layout", None):
+        rec["layout"] = _jsonable(verdict.layout)
     rec["repro"] = verdict.repro
     rec["elapsed_s"] = round(float(verdict.elapsed_s), 6)
     rec["case"] = case.to_json()
@@ -217,6 +219,10 @@ MODE_KEYS = ("twin", "agrees", "twin_verdict", "twin_outcome", "listed")
 _MODE = _t(lambda v: isinstance(v, dict) and all(k in v for k in MODE_KEYS) and type(v["agrees"]) is bool
            and all(isinstance(v[k], str) for k in MODE_KEYS if k != "agrees"),
            f"an object with {', '.join(MODE_KEYS)} (agrees true or false, the others strings)")
+LAYOUT_KEYS = ("layout", "of", "agrees", "default_verdict", "default_outcome", "listed")
+_LAYOUT = _t(lambda v: isinstance(v, dict) and all(k in v for k in LAYOUT_KEYS) and type(v["agrees"]) is bool
+             and all(isinstance(v[k], str) for k in LAYOUT_KEYS if k != "agrees"),
+             f"an object with {', '.join(LAYOUT_KEYS)} (agrees true or false, the others strings)")
 RECORD_FIELDS = {
     "run": ({"run_id": _STR, "corpus_hash": _STR, "adapters": _OBJECTS},
             {"suite_version": _STR, "corpus_cases": _OPT_INT, "profile": _STR, "seed": _INT, "started": _STR,
@@ -226,7 +232,8 @@ RECORD_FIELDS = {
              {"adapter_version": _STR, "native_api": _STR, "decided_by": _STRS, "expected": _STR,
               "outcome": _STR, "notes": _STRS, "error": _ERROR, "mismatch": _OBJECT,
               "expected_values": _OBJECT, "actual_values": _OBJECT, "expected_divergence": _OPT_STR,
-              "reading": _STR, "repro": _STR, "elapsed_s": _SECONDS, "answer": _STR, "mode": _MODE}),
+              "reading": _STR, "repro": _STR, "elapsed_s": _SECONDS, "answer": _STR, "mode": _MODE,
+              "layout": _LAYOUT}),
     "end": ({"run_id": _STR, "cases": _COUNT, "counts": _OBJECT}, {"finished": _STR}),
 }
 

@@ -172,6 +172,10 @@ class Model:
     mode_stats: dict = field(default_factory=lambda: defaultdict(Counter))
     mode_cases: list = field(default_factory=list)
     mode_unlisted: Counter = field(default_factory=Counter)
+    # layout variants (suites/layouts.py): (adapter, op, layout) -> Counter(compared, agree, differ, unlisted)
+    layout_stats: dict = field(default_factory=lambda: defaultdict(Counter))
+    layout_cases: list = field(default_factory=list)
+    layout_unlisted: Counter = field(default_factory=Counter)      # (op, variant name) -> unlisted differences
 
     # -- derived views, computed once after the pass --
     @property
@@ -216,6 +220,9 @@ class Model:
         unlisted = sum(t[v] for v in DIVERGENT) - expected
         # a compiled mode answering otherwise than its eager twin, unlisted, fails the gate as well
         unlisted += sum(n for (o, a), n in self.mode_unlisted.items()
+                        if (adapter is None or a == adapter) and (op is None or o == op))
+        # and so does an answer that changes with its inputs' layout (counted on the variant, NAME@LAYOUT)
+        unlisted += sum(n for (o, a), n in self.layout_unlisted.items()
                         if (adapter is None or a == adapter) and (op is None or o == op))
         return {"unlisted": unlisted, "expected": expected, "exit_code": EXIT_DIVERGED if unlisted else EXIT_OK}
 
@@ -432,6 +439,9 @@ def add_record(m: Model, rec: dict):
     mode = rec.get("mode")
     if isinstance(mode, dict):
         add_mode(m, rec, mode)
+    layout = rec.get("layout")
+    if isinstance(layout, dict):
+        add_layout(m, rec, layout)
     if verdict != "not-applicable":
         m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}",
                                                              verdict)
@@ -470,6 +480,25 @@ def add_mode(m: Model, rec: dict, mode: dict) -> None:
                          "verdict": rec["verdict"], "outcome": short_outcome(rec, 200),
                          "twin_verdict": str(mode.get("twin_verdict", "")),
                          "twin_outcome": str(mode.get("twin_outcome", ""))[:200], "listed": listed})
+
+
+def add_layout(m: Model, rec: dict, layout: dict) -> None:
+    """A layout variant's record compared with its default layout's answer (docs/RESULTS.md, `layout`)."""
+    base, name = str(layout.get("of", "")), str(layout.get("layout", ""))
+    stats = m.layout_stats[(base, rec["op"], name)]
+    stats["compared"] += 1
+    if layout.get("agrees"):
+        stats["agree"] += 1
+        return
+    stats["differ"] += 1
+    listed = str(layout.get("listed") or "")
+    if not listed:
+        stats["unlisted"] += 1
+        m.layout_unlisted[(rec["op"], rec["adapter"])] += 1
+    m.layout_cases.append({"adapter": base, "layout": name, "case_id": rec["case_id"], "op": rec["op"],
+                           "verdict": rec["verdict"], "outcome": short_outcome(rec, 200),
+                           "default_verdict": str(layout.get("default_verdict", "")),
+                           "default_outcome": str(layout.get("default_outcome", ""))[:200], "listed": listed})
 
 
 @dataclass

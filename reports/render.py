@@ -131,6 +131,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "findings": findings_view(m, adapters),
         "conflicts": conflicts_view(m, adapters),
         "modes": summary.get("modes") or [],
+        "layouts": layouts_view(summary),
         "framework_bugs": [b.to_json() for b in sorted(m.framework_bugs.values(),
                                                        key=lambda b: (b.adapter, b.op, b.reason))],
         "groups": [group_view(g, i) for i, g in enumerate(groups)],
@@ -173,6 +174,19 @@ def gate_tone(gate, rate) -> str:
 def _rate(c):
     applicable = sum(c.values()) - c["not-applicable"]
     return sum(c[v] for v in M.CONFORMING) / applicable if applicable else None
+
+
+def layouts_view(summary: dict) -> list:
+    """Per adapter run in other layouts: its layouts (the columns), one row per op with each layout's cell
+    (cases compared, how many differ, how many of those unlisted), and the differing cases."""
+    from adapters.layouts import LAYOUTS
+    out = []
+    for entry in summary.get("layouts") or []:
+        seen = {layout for per in entry["ops"].values() for layout in per}
+        columns = [x for x in LAYOUTS if x in seen] + sorted(seen - set(LAYOUTS))
+        rows = [{"op": op, "cells": [per.get(x) for x in columns]} for op, per in entry["ops"].items()]
+        out.append({"adapter": entry["adapter"], "columns": columns, "rows": rows, "cases": entry["cases"]})
+    return out
 
 
 def adapter_view(m, a):

@@ -15,7 +15,7 @@ from contract.vocabulary import READINGS
 
 from . import model as M
 
-SUMMARY_VERSION = "1.5"
+SUMMARY_VERSION = "1.6"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -47,7 +47,22 @@ def build_summary(m: M.Model) -> dict:
         "conflicts": conflicts(m),
         "framework_bugs": framework_bugs(m),
         "modes": modes(m),
+        "layouts": layouts(m),
     }
+
+
+def layouts(m: M.Model) -> list:
+    """The layout check: per adapter run in other layouts, per op and layout, how many cases both layouts
+    answered, how many alike, and each case whose answer changes with layout (listed with its reason, or
+    unlisted: the gate fails)."""
+    out = []
+    for a in sorted({a for a, _, _ in m.layout_stats}):
+        per = {}
+        for (b, op, layout), c in sorted(m.layout_stats.items()):
+            if b == a:
+                per.setdefault(op, {})[layout] = {k: int(c[k]) for k in MODE_COUNTS}
+        out.append({"adapter": a, "ops": per, "cases": [c for c in m.layout_cases if c["adapter"] == a]})
+    return out
 
 
 def modes(m: M.Model) -> list:

@@ -44,6 +44,7 @@ class Verdict:
     #                                     (READ_RAISES / READ_RETURNS), "" otherwise
     answer: str = ""                    # answer_of(outcome): what was answered, comparable across adapters
     mode: Optional[dict] = None         # a compiled mode's agreement with its eager twin (suites/modes.py)
+    layout: Optional[dict] = None       # a layout variant's agreement with its default layout (suites/layouts.py)
 
     @property
     def divergent(self) -> bool:

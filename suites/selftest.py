@@ -51,6 +51,13 @@ def selftest(mutants: Iterable[type], cases: list, corpus: Optional[dict] = None
         m = cls()
         entry = _describe(cls)
         entry.update(_kills(m, by_op.get(cls.op, []), expectations))
+        if getattr(cls, "layouts", ()):     # a layout bug: its op's cases again in each layout it declares
+            entry["layouts"] = {}
+            for layout in cls.layouts:
+                m.layout = layout
+                entry["layouts"][layout] = _summary(_kills(m, by_op.get(cls.op, []), expectations))
+            m.layout = ""
+            entry["killed"] = entry["killed"] or any(k["killed"] for k in entry["layouts"].values())
         if explore is not None:
             entry["explore"] = _summary(_kills(m, explore_cases.get(cls.op, []), explore_expect))
         results.append(entry)

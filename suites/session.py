@@ -26,6 +26,7 @@ from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_U
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
+from .layouts import PREFIX as LAYOUT_PREFIX, compare as compare_layouts, unlisted_record as unlisted_layout
 from .modes import PREFIX as MODE_PREFIX, unlisted_record
 
 EXPECT_CACHE = 64       # expectations kept, so the per-adapter test items of one case share one
@@ -162,7 +163,9 @@ def mode_twins(handles) -> dict:
     """{compiled mode: its eager twin} among the open adapters: shipped modes only (adapters/registry.py,
     MODES), decided from the specs the harness was given, never from what a candidate says of itself."""
     from adapters import registry
-    by_builtin = {registry.shipped_name(h.spec): h.name for h in handles if registry.shipped_name(h.spec)}
+    # a construction or layout variant (NAME@WAY) is never a mode's twin: the adapter itself is
+    by_builtin = {registry.shipped_name(h.spec): h.name for h in handles
+                  if registry.shipped_name(h.spec) and not registry.split_construction(h.spec)[1]}
     out = {}
     for h in handles:
         twin = registry.eager_twin(h.spec)
@@ -208,7 +211,7 @@ class RunSession:
 
     def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
                  memory_mb=0, profile="ci", shard=None, jobs=1, pythons=None, expect=None,
-                 construction_check=False, ops=None, expectations_files=None):
+                 construction_check=False, ops=None, expectations_files=None, layouts=False):
         check_options(case_timeout, jobs, expectations_dir, ops)
         self.expectations_files = dict(expectations_files or {})      # --expectations [SPEC=]FILE
         stray = sorted(set(self.expectations_files) - set(specs or ()))
@@ -235,6 +238,8 @@ class RunSession:
         self._files = None if in_process else _configured()
         self._expect = expect
         self.construction_check = construction_check
+        self.layouts = layouts      # each adapter's declared layouts beside its default (suites/layouts.py)
+        self.layout_variants: dict = {}        # variant name -> (its default adapter's name, layout)
         self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
         self._source = None
         self.handle_sets: list = []
@@ -284,9 +289,15 @@ class RunSession:
                                f"(adapters: {', '.join(specs)})", EXIT_USAGE)
         try:
             first = self._open_set(specs, select=True)
+            defaults = list(first)
             if self.construction_check:     # every other way each adapter builds inputs, beside the default
-                first += self._open_set([f"{h.spec}@{way}" for h in list(first) for way in h.constructions[1:]],
+                first += self._open_set([f"{h.spec}@{way}" for h in defaults for way in h.constructions[1:]],
                                         select=False)
+            if self.layouts:                # every layout each adapter builds natively, beside the default
+                pairs = [(h, layout) for h in defaults for layout in getattr(h, "layouts", ())]
+                variants = self._open_set([f"{h.spec}@{layout}" for h, layout in pairs], select=False)
+                self.layout_variants = {v.name: (h.name, layout) for v, (h, layout) in zip(variants, pairs)}
+                first += variants
             self.handle_sets.append(first)      # more workers per adapter are started as the run needs them
         except BaseException:
             self.close()
@@ -527,6 +538,7 @@ class RunSession:
         return [f"{p.where()} {p.glob}" for name, e in {id(e): (n, e) for n, e in self.expectations.items()}.values()
                 for p in e.unmatched()
                 if (self.construction_check or not p.glob.startswith("construction/"))
+                and (self.layout_variants or not p.glob.startswith(LAYOUT_PREFIX))
                 and (name in gated or not p.glob.startswith(MODE_PREFIX))]
 
     def mode_inconsistencies(self, case, verdicts) -> list:
@@ -537,6 +549,23 @@ class RunSession:
             return []
         found = compare(case, verdicts, self.twins,
                         lambda name, key, evidence: self.expectations[name].match(key, evidence, MODE_PREFIX))
+        self.totals.unlisted += sum(1 for d in found if not d.listed)
+        return found
+
+    def layout_differences(self, case, verdicts) -> list:
+        """The layout check on one case's verdicts (suites/layouts.py): sets each variant's `layout`, and
+        gives its differences from the default layout, each matched against the adapter's expectations."""
+        if not self.layout_variants:
+            return []
+        found = compare_layouts(case, verdicts, self.layout_variants,
+                                lambda name, key, evidence: self.expectations[name].match(key, evidence, LAYOUT_PREFIX))
+        by_name = {v.adapter: v for v in verdicts}
+        for d in found:
+            v = by_name[f"{d.adapter}@{d.layout}"]
+            # a divergence only the layout brings is the listed difference itself: listed once, under its
+            # layout/ line, not again as if the adapter diverged in its default layout
+            if d.listed and v.divergent and not v.expected_divergence:
+                v.expected_divergence = f"{LAYOUT_PREFIX}{d.layout}: {d.listed}"
         self.totals.unlisted += sum(1 for d in found if not d.listed)
         return found
 
@@ -553,10 +582,10 @@ class RunSession:
         """Divergences no expectations line covers among results records (e.g. those before a resume)."""
         n = 0
         for rec in records:
-            if rec["record"] == "case" and rec["verdict"] in DIVERGENT:
+            if rec["record"] == "case" and rec["verdict"] in DIVERGENT and not (rec.get("layout") or {}).get("listed"):
                 e = self.expectations.get(rec["adapter"])
                 if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
                     n += 1
-            if rec["record"] == "case" and unlisted_record(rec):
+            if rec["record"] == "case" and (unlisted_record(rec) or unlisted_layout(rec)):
                 n += 1
         return n

@@ -26,6 +26,9 @@ class Mutant(OracleAdapter):
 
     op = ""
     execution = "NumPy reference oracle with one injected bug (a selftest mutant)"
+    # A mutant whose bug only a non-default layout shows declares `layouts` (adapters/layouts.py) and the
+    # one its witness needs; the others' witnesses run in the default layout.
+    witness_layout = ""
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

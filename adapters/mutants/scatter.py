@@ -15,6 +15,8 @@ import numpy as np
 
 from contract.case import Case
 
+from ..convert import from_torch, torch_laid
+from ..layouts import LAYOUTS, STRIDED, contiguous_strides, plans
 from .base import Mutant, replace, returned, toward_zero, with_arrays
 
 F16, F32, I32, I64 = np.float16, np.float32, np.int32, np.int64
@@ -202,3 +204,28 @@ class EmptyIndexRejected(_ScatterMutant):
         if case.inputs["index"].size == 0:
             raise RuntimeError("scatter(): index is empty")
         return self.oracle(case)
+
+
+class SrcReadInStorageOrder(_ScatterMutant):
+    """src is read in storage order from its first element (a kernel assuming a contiguous src), not in logical order."""
+
+    # Only a non-default layout shows this bug: a contiguous src's storage order is its logical order.  So
+    # the mutant builds src as torch does in each layout it declares (adapters/layouts.py), and the
+    # selftest runs it in every one of them (suites/selftest.py).
+    layouts = LAYOUTS
+    witness_layout = STRIDED
+
+    @classmethod
+    def witness(cls):
+        return _case("src (2, 3) read through a strided view", np.zeros((2, 3), F32), 1, [[0, 1, 2], [2, 1, 0]],
+                     np.arange(1, 7, dtype=F32).reshape(2, 3))
+
+    def call(self, case):
+        src = case.inputs.get("src")
+        plan = plans(self.layout, case).get("src") if src is not None else None
+        if plan is None:
+            return self.oracle(case)
+        import torch  # noqa: F401  (the mutant's kernel is torch's tensor, read the buggy way)
+        t = torch_laid(plan)
+        read = from_torch(t.as_strided(t.shape, contiguous_strides(t.shape)))  # the bug: the view's strides ignored
+        return self.checked(case, lambda c: replace(c, inputs={"src": read}))
