@@ -8,6 +8,7 @@ import pytest
 
 from adapters import layouts as L
 from adapters.mutants.scatter import SrcReadInStorageOrder
+from adapter_helpers import BF16_BITS
 from bad_adapters import write_corpus
 from contract.dtypes import BFLOAT16
 from contract.vocabulary import EXIT_DIVERGED, EXIT_OK
@@ -22,7 +23,7 @@ MUTANT = "adapters.mutants.scatter:SrcReadInStorageOrder"
 # NaN payloads, -0.0, subnormals, bf16, bool, integers: a detour through another dtype would change the bits
 ARRAYS = {
     "float32 3x4": np.arange(12, dtype=np.float32).reshape(3, 4),
-    "bf16 nan payload": np.array([1.5, np.nan, -0.0, 1e-40], np.float32).astype(BFLOAT16),
+    "bf16 nan payloads": BF16_BITS.view(BFLOAT16).reshape(2, 4),
     "float64 quiet and signalling nan": np.array([0x7FF8000000000001, 0x7FF0000000000001], np.uint64).view(np.float64),
     "int64 rows alike": np.array([[1, -2, 3]] * 4, np.int64),
     "float16 constant column": np.full((2, 3), -0.0, np.float16),
