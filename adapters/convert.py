@@ -60,17 +60,7 @@ def to_torch(a: np.ndarray):
 def torch_laid(p):
     """The tensor of layout Plan `p` (adapters/layouts.py), made by torch's own view ops over a tensor
     built from the plan's base; refused (LayoutError) unless torch reports the layout claimed."""
-    t = to_torch(p.base)
-    if p.layout == layouts.OFFSET:
-        t = t[layouts.OFFSET_ELEMENTS:].view(p.shape)
-    elif p.layout == layouts.STRIDED:
-        t = t[p.index()]
-    else:
-        t = t.expand(p.shape)
-    why = layouts.claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous())
-    if why:
-        raise layouts.LayoutError(why)
-    return t
+    return layouts.view_of(to_torch(p.base), p)
 
 
 def from_torch(t) -> np.ndarray:
@@ -103,17 +93,7 @@ def to_ms(a: np.ndarray):
 def ms_laid(p):
     """The tensor of layout Plan `p`, made by mindspore's own PyNative view ops (basic slicing, `view`,
     `expand` give views with strides and a storage offset in 2.10); refused unless mindspore reports it."""
-    t = to_ms(p.base)
-    if p.layout == layouts.OFFSET:
-        t = t[layouts.OFFSET_ELEMENTS:].view(p.shape)
-    elif p.layout == layouts.STRIDED:
-        t = t[p.index()]
-    else:
-        t = t.expand(p.shape)
-    why = layouts.claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous())
-    if why:
-        raise layouts.LayoutError(why)
-    return t
+    return layouts.view_of(to_ms(p.base), p)
 
 
 def from_ms(t) -> np.ndarray:

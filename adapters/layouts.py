@@ -95,6 +95,31 @@ def plan(layout: str, a: np.ndarray, read_only: bool = True) -> Optional[Plan]:
     return Plan(EXPANDED, shape, np.ascontiguousarray(a.take([0], axis=axis)), axis)
 
 
+def view_of(base, p: Plan):
+    """The view `p` describes of `base`, the framework's contiguous tensor of p.base, taken with the
+    framework's own ops (torch and mindspore spell them alike: basic slicing, `view`, `expand`); refused
+    (LayoutError) unless the framework reports the layout claimed."""
+    if p.layout == OFFSET:
+        t = base[OFFSET_ELEMENTS:].view(p.shape)
+    elif p.layout == STRIDED:
+        t = base[p.index()]
+    else:
+        t = base.expand(p.shape)
+    why = claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous())
+    if why:
+        raise LayoutError(why)
+    return t
+
+
+def view_text(p: Plan) -> str:
+    """view_of's view as source text after the base tensor's expression (a repro builds what the run did)."""
+    if p.layout == OFFSET:
+        return f"[{OFFSET_ELEMENTS}:].view({p.shape!r})"
+    if p.layout == STRIDED:
+        return "[" + ", ".join("::2" if i == p.axis else ":" for i in range(len(p.shape))) + "]"
+    return f".expand({p.shape!r})"
+
+
 def claim_problem(p: Plan, shape, strides, offset: int, contiguous: bool) -> str:
     """Why a tensor with these properties is not `p`'s layout ('' when it is); strides in elements."""
     shape, strides = tuple(int(s) for s in shape), tuple(int(s) for s in strides)

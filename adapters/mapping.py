@@ -129,7 +129,8 @@ class FrameworkAdapter(PinnedAdapter):
             call = compiled_call(case, call, outputs, self.REPRO_COMPILE, self.REPRO_OUTSIDE)
         return R.compose(case, expectation, title=self.native_api(case.op, case), imports=list(self.REPRO_IMPORTS),
                          setup=list(self.REPRO_SETUP),
-                         inputs=R.input_lines(case, self.tensor_maker(self.construction)),
+                         inputs=R.input_lines(case, self.tensor_maker(self.construction),
+                                              layouts.plans(self.layout, case)),
                          call=call, after=after, show=show, outputs=outputs)
 
 

@@ -117,11 +117,21 @@ def header_comment(case) -> str:
         f": {case.label}" if case.label else "")
 
 
-def input_lines(case, wrap="{}") -> list:
+def input_lines(case, wrap="{}", plans=None) -> list:
     """`name = <array>` per input; `wrap` puts the NumPy expression into a framework's constructor:
-    a format string ("torch.from_numpy({})"), or a function (expression, array) -> text."""
+    a format string ("torch.from_numpy({})"), or a function (expression, array) -> text.  `plans`: {input
+    name: adapters.layouts.Plan or None}: an input with a plan is its base, then the view taken of it,
+    in the framework's own syntax (adapters.layouts.view_text), as the adapter built it."""
+    from .layouts import view_text
     make = wrap if callable(wrap) else (lambda expr, a: wrap.format(expr))
-    return [f"{name} = {make(array_literal(a), a)}" for name, a in sorted(case.inputs.items())]
+    out = []
+    for name, a in sorted(case.inputs.items()):
+        p = (plans or {}).get(name)
+        if p is None:
+            out.append(f"{name} = {make(array_literal(a), a)}")
+        else:
+            out.append(f"{name} = {make(array_literal(p.base), p.base)}{view_text(p)}   # layout {p.layout}")
+    return out
 
 
 # ---- the call's arguments, in the documented order (docs/CASES.md) ---------------------------------

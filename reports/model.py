@@ -462,19 +462,28 @@ def add_record(m: Model, rec: dict):
                                  edge_case(rec), listed), rec)
 
 
+def counted(stats: Counter, finding: dict):
+    """Count one comparison of two answers to a case (a mode with its twin, a layout with the default) in
+    `stats` (compared, agree, differ, unlisted); None where they agree, else the listing reason ("": none)."""
+    stats["compared"] += 1
+    if finding.get("agrees"):
+        stats["agree"] += 1
+        return None
+    stats["differ"] += 1
+    listed = str(finding.get("listed") or "")
+    if not listed:
+        stats["unlisted"] += 1
+    return listed
+
+
 def add_mode(m: Model, rec: dict, mode: dict) -> None:
     """A compiled mode's record compared with its eager twin's answer (docs/RESULTS.md, `mode`)."""
     adapter = rec["adapter"]
     m.mode_twins[adapter] = str(mode.get("twin", ""))
-    stats = m.mode_stats[adapter]
-    stats["compared"] += 1
-    if mode.get("agrees"):
-        stats["agree"] += 1
+    listed = counted(m.mode_stats[adapter], mode)
+    if listed is None:
         return
-    stats["differ"] += 1
-    listed = str(mode.get("listed") or "")
     if not listed:
-        stats["unlisted"] += 1
         m.mode_unlisted[(rec["op"], adapter)] += 1
     m.mode_cases.append({"adapter": adapter, "twin": m.mode_twins[adapter], "case_id": rec["case_id"], "op": rec["op"],
                          "verdict": rec["verdict"], "outcome": short_outcome(rec, 200),
@@ -485,15 +494,10 @@ def add_mode(m: Model, rec: dict, mode: dict) -> None:
 def add_layout(m: Model, rec: dict, layout: dict) -> None:
     """A layout variant's record compared with its default layout's answer (docs/RESULTS.md, `layout`)."""
     base, name = str(layout.get("of", "")), str(layout.get("layout", ""))
-    stats = m.layout_stats[(base, rec["op"], name)]
-    stats["compared"] += 1
-    if layout.get("agrees"):
-        stats["agree"] += 1
+    listed = counted(m.layout_stats[(base, rec["op"], name)], layout)
+    if listed is None:
         return
-    stats["differ"] += 1
-    listed = str(layout.get("listed") or "")
     if not listed:
-        stats["unlisted"] += 1
         m.layout_unlisted[(rec["op"], rec["adapter"])] += 1
     m.layout_cases.append({"adapter": base, "layout": name, "case_id": rec["case_id"], "op": rec["op"],
                            "verdict": rec["verdict"], "outcome": short_outcome(rec, 200),
