@@ -20,11 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-CONTIGUOUS = "contiguous"   # the default: a fresh, contiguous tensor at storage offset 0
-STRIDED = "strided"         # every other element of a tensor twice as long along one axis (non-contiguous)
-OFFSET = "offset"           # contiguous, at a non-zero storage offset of a larger 1-D tensor
-EXPANDED = "expanded"       # a zero-stride expanded view, for an input the call only reads
-LAYOUTS = (STRIDED, OFFSET, EXPANDED)   # the non-default layouts, in the order runs and reports show them
+from contract.vocabulary import CONTIGUOUS, EXPANDED, LAYOUTS, OFFSET, STRIDED  # noqa: F401  (the names, once)
 
 OFFSET_ELEMENTS = 1         # one element: the storage start is misaligned for every element size over one
 

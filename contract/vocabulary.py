@@ -75,3 +75,11 @@ PROFILES = tuple(PROFILE_MEANINGS)
 def profiles_text() -> str:
     """"dev: ...; ci: ...": what a help text says of the profiles."""
     return "; ".join(f"{name}: {meaning}" for name, meaning in PROFILE_MEANINGS.items())
+
+
+# Memory layouts of a case's inputs (adapters/layouts.py builds them; docs/CASES.md, "Layouts").
+CONTIGUOUS = "contiguous"   # the default: a fresh, contiguous tensor at storage offset 0
+STRIDED = "strided"         # every other element of a tensor twice as long along one axis (non-contiguous)
+OFFSET = "offset"           # contiguous, at a non-zero storage offset of a larger 1-D tensor
+EXPANDED = "expanded"       # a zero-stride expanded view, for an input the call only reads
+LAYOUTS = (STRIDED, OFFSET, EXPANDED)   # the non-default layouts, in the order runs and reports show them

@@ -179,7 +179,7 @@ def _rate(c):
 def layouts_view(summary: dict) -> list:
     """Per adapter run in other layouts: its layouts (the columns), one row per op with each layout's cell
     (cases compared, how many differ, how many of those unlisted), and the differing cases."""
-    from adapters.layouts import LAYOUTS
+    from contract.vocabulary import LAYOUTS
     out = []
     for entry in summary.get("layouts") or []:
         seen = {layout for per in entry["ops"].values() for layout in per}
