@@ -210,3 +210,14 @@ def test_a_layout_variants_repro_builds_the_layout_and_fails_where_the_case_fail
         assert ("# layout strided" in recs[name]["repro"]) == (name == "torch@strided")
         ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
         assert (ran.returncode != 0) == (name == "torch@strided"), (name, ran.stdout[-2000:], ran.stderr[-2000:])
+
+
+def test_the_construction_check_runs_beside_the_layouts_and_counts_none_of_them(tmp_path):
+    path, witness = _corpus(tmp_path)
+    out = tmp_path / "out"
+    r = conform("run", "--adapter", MUTANT, "--construction-check", "--corpus", path, "--out", str(out),
+                "--no-report")
+    assert r.returncode == EXIT_DIVERGED, r.stderr[-3000:]     # the layout difference, unlisted
+    report = json.loads((out / "construction.json").read_text())
+    assert report == {"differences": [], "unlisted": 0}        # a layout is not a construction
+    assert "layout check: 1 cases answered otherwise" in r.stdout
