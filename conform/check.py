@@ -123,6 +123,8 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
                   "ops the oracle registers (oracle.registry)"),
              Need("constructions: its documented way first", True,
                   ", ".join(i.constructions) or "one way only (no `constructions`)", ""),
+             Need("layouts: those it builds natively beside the contiguous default", True,
+                  ", ".join(i.layouts) or "contiguous only (no `layouts`)", ""),
              Need("execution: says how values are computed", bool(i.execution), i.execution or "empty",
                   "its `execution`"),
              Need("mode: eager, or a compiled mode gated against its eager twin", True,

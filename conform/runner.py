@@ -133,14 +133,16 @@ def _drop_torn_tail(path):
 def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
         profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
         memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None,
-        expectations_files=None, layouts=True) -> RunResult:
+        expectations_files=None, layouts=False) -> RunResult:
     """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
     every available adapter).
 
     `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
     called after each case.  `ops`: run only the cases of these ops (recorded in the header).
     `expectations_files`: {spec: file} (--expectations [SPEC=]FILE); `expectations_dir`: a folder the
-    shipped adapters' files are read from (suites.expectations.chosen_file).
+    shipped adapters' files are read from (suites.expectations.chosen_file).  `layouts`: also run each
+    adapter in every layout it declares (suites/layouts.py): `conform run` does unless --no-layouts;
+    certify, verify and check-adapter run the adapter as it is.
     Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
