@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from contract.case import build_inputs
+
 from . import convert, execution, repro as R
 from .base import Outcome
 from .pinned import PinnedAdapter
@@ -91,6 +93,16 @@ class FrameworkAdapter(PinnedAdapter):
         import contextlib
         return contextlib.nullcontext()
 
+    def inputs(self, case) -> dict:
+        """The case's inputs as this framework's tensors, by name; an aliased input is view() of its base's
+        tensor (contract.case.build_inputs)."""
+        return build_inputs(case, self.tensor, self.view)
+
+    def view(self, base, key):
+        """The framework's own slice `base[key]` (a tuple of basic slices): a view sharing base's storage
+        in a framework that has views, the natural user code in an immutable one."""
+        return base[key]
+
     def compiler(self):
         """What compiles a row's framework call in this mode (jax.jit...); None: eager."""
         return None
@@ -104,7 +116,7 @@ class FrameworkAdapter(PinnedAdapter):
         with self.guard() as capture:
             try:
                 with convert.building(self.construction), execution.compiling(self.compiler()):
-                    tensors = {k: self.tensor(v) for k, v in case.inputs.items()}
+                    tensors = self.inputs(case)
                     outcome = row.run(fw, convert.call_args(case, tensors))
             except (KeyboardInterrupt, SystemExit):
                 raise

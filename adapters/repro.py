@@ -121,7 +121,11 @@ def input_lines(case, wrap="{}") -> list:
     """`name = <array>` per input; `wrap` puts the NumPy expression into a framework's constructor:
     a format string ("torch.from_numpy({})"), or a function (expression, array) -> text."""
     make = wrap if callable(wrap) else (lambda expr, a: wrap.format(expr))
-    return [f"{name} = {make(array_literal(a), a)}" for name, a in sorted(case.inputs.items())]
+    lines = [f"{name} = {make(array_literal(a), a)}" for name, a in sorted(case.inputs.items())
+             if name not in case.aliases]
+    # an aliased input is the framework's own slice of its base, made after it (contract.case.Alias)
+    return lines + [f"{name} = {alias.text()}   # a view of {alias.of}, not a copy"
+                    for name, alias in sorted(case.aliases.items())]
 
 
 # ---- the call's arguments, in the documented order (docs/CASES.md) ---------------------------------
