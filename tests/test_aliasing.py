@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from adapter_helpers import shift_alias_case
 from adapters.oracle_adapter import OracleAdapter
 from contract.case import Alias, Case, build_inputs, content_id, view_of
 from contract.codec import CodecError
@@ -18,15 +19,6 @@ from suites.judge import judge
 
 F32 = np.float32
 ORACLE = OracleAdapter()
-
-
-def _shift_case(dtype=F32):
-    """a[:, 1:4] = a[:, 0:3]: the value a view of the target, overlapping the region written."""
-    target = np.arange(8, dtype=dtype).reshape(2, 4)
-    alias = Alias("target", ((None, None, 1), (0, 3, 1)))
-    return Case(op="setitem", inputs={"target": target, "value": view_of(target, alias)},
-                params={"key": {"tuple": [{"slice": [None, None, None]}, {"slice": [1, 4, None]}]}},
-                aliases={"value": alias})
 
 
 def _written_in_order(case):
@@ -52,7 +44,7 @@ def test_a_case_without_aliases_keeps_its_id_and_json():
 
 
 def test_an_aliased_case_round_trips_and_its_alias_is_part_of_its_id():
-    c = _shift_case()
+    c = shift_alias_case()
     j = c.to_json()
     assert j["aliases"] == {"value": {"of": "target", "slices": [[None, None, 1], [0, 3, 1]]}}
     back = Case.from_json(json.loads(json.dumps(j)))
@@ -62,7 +54,7 @@ def test_an_aliased_case_round_trips_and_its_alias_is_part_of_its_id():
 
 
 def test_refuses_a_loaded_case_whose_aliased_input_is_not_the_base_slice():
-    j = _shift_case().to_json()
+    j = shift_alias_case().to_json()
     value = np.array(view_of(np.arange(8, dtype=F32).reshape(2, 4), Alias("target", ((None, None, 1), (0, 3, 1)))))
     value[1, 2] += 1        # one element damaged
     from contract.codec import encode_array
@@ -86,7 +78,7 @@ def test_refuses_an_alias_that_names_no_base_or_a_bad_slice(aliases, why):
 
 
 def test_build_inputs_makes_a_real_numpy_view():
-    c = _shift_case()
+    c = shift_alias_case()
     built = build_inputs(c, np.array, lambda base, key: base[key])
     assert np.shares_memory(built["value"], built["target"]) and built["value"].base is built["target"]
 
@@ -108,7 +100,7 @@ def test_every_op_that_takes_aliased_cases_lists_the_gap_and_set_refuses_them():
 
 def test_the_gap_admits_raising_and_the_copied_first_value_and_refuses_the_overwritten_read():
     from adapters.base import Outcome
-    c = _shift_case()
+    c = shift_alias_case()
     exp = expect(c)
     assert exp.kind == "either" and exp.error_clause == "SI-GAP-ALIAS" and exp.error_classes == ()
     copied = np.array(c.inputs["target"], copy=True)
@@ -122,17 +114,17 @@ def test_the_gap_admits_raising_and_the_copied_first_value_and_refuses_the_overw
 
 
 def test_the_oracle_adapter_conforms_on_an_aliased_case():
-    c = _shift_case()
+    c = shift_alias_case()
     out = ORACLE.run(c)
     assert judge(c, expect(c), out, ORACLE).verdict == "pass"
 
 
 def test_repro_shows_the_alias_as_a_view_of_its_base():
     from adapters.registry import load
-    text = load("torch").repro(_shift_case())
+    text = load("torch").repro(shift_alias_case())
     assert "value = target[:, 0:3]" in text
     assert "value = torch.tensor" not in text
-    assert "value = target[:, 0:3]" in ORACLE.repro(_shift_case())
+    assert "value = target[:, 0:3]" in ORACLE.repro(shift_alias_case())
 
 
 # ---- the shipped corpus -----------------------------------------------------------------------
