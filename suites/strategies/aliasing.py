@@ -8,6 +8,8 @@ This module declares no OP: it is a helper of the op modules, not an op's strate
 """
 from __future__ import annotations
 
+import numpy as np
+
 from contract.case import Alias
 
 from .common import coin, ints, pick
@@ -70,3 +72,14 @@ def overlap_word(overlapping: bool) -> str:
 
 def draw_overlap(draw) -> bool:
     return coin(draw)
+
+
+def distinct_array(draw, dtype: str, shape):
+    """A base array of distinct values (a shuffled run of small integers centred on 0, exact in every dtype
+    drawn here: at most 125 elements): an element read after it was overwritten then always shows, where
+    drawn values (which shrink towards all zeros) would often hide it."""
+    from contract.dtypes import dtype_from_name
+    n = int(np.prod(shape, dtype=np.int64))
+    values = np.arange(n, dtype=np.int64) - n // 2
+    values = np.random.RandomState(ints(draw, 0, 2**32 - 1)).permutation(values)
+    return values.reshape(shape).astype(dtype_from_name(dtype))

@@ -338,7 +338,7 @@ def aliasing(draw):
     each axis of the view is either the whole axis or one index of it."""
     xdt = pick(draw, DOC_DTYPES)
     xshape = shape_of(draw, 1, 3, min_side=2, max_side=5)
-    x = array_of(draw, xdt, xshape, specials=False)
+    x = aliasing_.distinct_array(draw, xdt, xshape)
     inputs, params, aliases, parts = {"x": x}, {}, {}, []
     for entry in pick(draw, _ALIAS_BOUNDS):
         which, own = entry.split("-")[0], entry.endswith("-own")

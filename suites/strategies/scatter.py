@@ -266,7 +266,7 @@ def aliasing(draw):
     src_shape = tuple(b - a for a, b in read)
     ishape = tuple(ints(draw, 1, s) for s in src_shape)
     index = unique_along(draw, ishape, dim, shape[dim])
-    self_ = array_of(draw, dt, shape, specials=False)
+    self_ = aliasing_.distinct_array(draw, dt, shape)
     alias = aliasing_.alias_of("input", read)
     written = {tuple(int(index[p]) if i == dim else p[i] for i in range(r)) for p in np.ndindex(*ishape)}
     reads = {tuple(a + p[i] for i, (a, _b) in enumerate(read)) for p in np.ndindex(*ishape)}

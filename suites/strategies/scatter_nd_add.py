@@ -264,7 +264,7 @@ def aliasing(draw):
     rows = np.arange(w0, w1)
     rows = rows[np.random.RandomState(ints(draw, 0, 2**32 - 1)).permutation(len(rows))]
     idx = rows.reshape(-1, 1).astype(dtype_from_name(pick(draw, IDX)))
-    x = array_of(draw, dt, xshape, specials=False)
+    x = aliasing_.distinct_array(draw, dt, xshape)
     box = ((r0, r1),) + tuple((0, s) for s in xshape[1:])
     alias = aliasing_.alias_of("x", box)
     case = _case(x, idx, aliasing_.view(x, box), f"updates = {alias.text()} "

@@ -418,7 +418,7 @@ def aliasing(draw):
     shape = shape_of(draw, 1, 3, min_side=2, max_side=5)
     overlapping = aliasing_.draw_overlap(draw)
     write, read = aliasing_.boxes(draw, shape, overlapping)
-    target = array_of(draw, dt, shape, specials=False)
+    target = aliasing_.distinct_array(draw, dt, shape)
     key = tup(*({"slice": [a, b, None]} for a, b in write))
     alias = aliasing_.alias_of("target", read)
     label = (f"a[{key_text(key)}] = {alias.text().replace('target', 'a', 1)} ({aliasing_.overlap_word(overlapping)} "
