@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from contract.case import build_inputs
+
 from . import convert, execution, layouts, repro as R
 from .base import Outcome
 from .pinned import PinnedAdapter
@@ -95,6 +97,16 @@ class FrameworkAdapter(PinnedAdapter):
         import contextlib
         return contextlib.nullcontext()
 
+    def inputs(self, case) -> dict:
+        """The case's inputs as this framework's tensors, by name; an aliased input is view() of its base's
+        tensor (contract.case.build_inputs)."""
+        return build_inputs(case, self.tensor, self.view)
+
+    def view(self, base, key):
+        """The framework's own slice `base[key]` (a tuple of basic slices): a view sharing base's storage
+        in a framework that has views, the natural user code in an immutable one."""
+        return base[key]
+
     def compiler(self):
         """What compiles a row's framework call in this mode (jax.jit...); None: eager."""
         return None
@@ -108,9 +120,12 @@ class FrameworkAdapter(PinnedAdapter):
         with self.guard() as capture:
             try:
                 with convert.building(self.construction), execution.compiling(self.compiler()):
-                    plans = layouts.plans(self.layout, case)
-                    tensors = {k: self.tensor(v) if plans[k] is None else self.laid(plans[k])
-                               for k, v in case.inputs.items()}
+                    if case.aliases:      # an alias is built as the framework's own view of its base
+                        tensors = self.inputs(case)
+                    else:
+                        plans = layouts.plans(self.layout, case)
+                        tensors = {k: self.tensor(v) if plans[k] is None else self.laid(plans[k])
+                                   for k, v in case.inputs.items()}
                     outcome = row.run(fw, convert.call_args(case, tensors))
             except (KeyboardInterrupt, SystemExit):
                 raise
@@ -130,7 +145,7 @@ class FrameworkAdapter(PinnedAdapter):
         return R.compose(case, expectation, title=self.native_api(case.op, case), imports=list(self.REPRO_IMPORTS),
                          setup=list(self.REPRO_SETUP),
                          inputs=R.input_lines(case, self.tensor_maker(self.construction),
-                                              layouts.plans(self.layout, case)),
+                                              None if case.aliases else layouts.plans(self.layout, case)),
                          call=call, after=after, show=show, outputs=outputs)
 
 

@@ -127,11 +127,15 @@ def input_lines(case, wrap="{}", plans=None) -> list:
     out = []
     for name, a in sorted(case.inputs.items()):
         p = (plans or {}).get(name)
+        if name in case.aliases:
+            continue
         if p is None:
             out.append(f"{name} = {make(array_literal(a), a)}")
         else:
             out.append(f"{name} = {make(array_literal(p.base), p.base)}{view_text(p)}   # layout {p.layout}")
-    return out
+    # an aliased input is the framework's own slice of its base, made after it (contract.case.Alias)
+    return out + [f"{name} = {alias.text()}   # a view of {alias.of}, not a copy"
+                  for name, alias in sorted(case.aliases.items())]
 
 
 # ---- the call's arguments, in the documented order (docs/CASES.md) ---------------------------------

@@ -171,6 +171,8 @@ def _wait_readable(fd, deadline, got, n):
 def case_to_msg(case):
     head = {"type": "run", "id": case.id, "op": case.op, "origin": case.origin, "label": case.label,
             "clauses": list(case.clauses), "params": case.encoded_params}
+    if case.aliases:
+        head["aliases"] = case.encoded_aliases      # the worker rebuilds (and re-checks) each view
     return head, dict(case.inputs)
 
 
@@ -183,7 +185,8 @@ def case_from_msg(head, arrays):
         raise CodecError(f"unknown op {str(op)[:40]!r}; ops are {', '.join(SPECS)}")
     # The id travels with the case so the worker does not hash it again.
     return Case(op=head["op"], inputs=arrays, params=decode_params(head["params"]),
-                clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"])
+                clauses=tuple(head["clauses"]), origin=head["origin"], label=head["label"], id=head["id"],
+                aliases=head.get("aliases", {}))
 
 
 _EXPECTED = "expected:"     # prefix of the arrays of an Expectation (input names are identifiers)

@@ -22,7 +22,7 @@ from . import kernels
 from .errors import Open, value_reading
 from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
-from .opspec import ADDED, Field, OpSpec, malformed, need_input
+from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, malformed, need_input
 
 # What the document lists (pypto's DT_* names as the suite's dtype names)
 DTYPES = {"input": ("float32", "float16", "bfloat16", "int32", "int16"),     # CL-DTYPE
@@ -484,9 +484,9 @@ def solve_case(case):
     return solve(a.x, a.min, a.max)
 
 
-def call(case) -> dict:
-    a = decode(case)
-    x = np.array(a.x, copy=True)
+def call(case, inputs=None) -> dict:
+    a = decode(case, inputs)
+    x = own_array(a.x, inputs)
     out = clip(x, min=a.min and a.min.pass_as(), max=a.max and a.max.pass_as())
     return {"out": out, "x": x}
 
@@ -539,6 +539,7 @@ SPEC = OpSpec(
          "BF16 is listed for the input but not for Tensor/Element bounds"),
         ("CL-GAP-CAST", "gap", _DOC, "a scalar bound the input dtype cannot hold (1.5 for INT32, 40000 for INT16): "
                                      "its conversion is not stated", ADDED),
+        alias_gap_row("CL", "Parameters: min, max; Description", "a Tensor bound (min or max) is"),
     ),
     inputs=(Field("x", "the input"),
             Field("min", "the min bound, when params.min is of kind tensor", required=False),

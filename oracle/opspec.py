@@ -28,6 +28,19 @@ KIND_MEANINGS = {
 CLAUSE_KINDS = tuple(KIND_MEANINGS)
 ADDED = "added"      # 5th element of a clause row: an id the oracle added while encoding the document
 
+# Aliased inputs (contract.case.Alias; docs/SPEC.md, "Aliased inputs"): no document says what a call does
+# when one input is a view of another.  An op that takes such cases lists the gap `<prefix>-GAP-ALIAS`
+# (alias_gap_row); oracle.expect admits exactly two outcomes for them: it raises, or it gives the value
+# as if the view had been copied before the call (what the oracle computes from the case's own arrays).
+ALIAS_GAP = "GAP-ALIAS"
+
+
+def alias_gap_row(prefix: str, section: str, which: str) -> tuple:
+    """The clause row of an op's aliasing gap; `which` names the input that may be a view, in words."""
+    return (f"{prefix}-{ALIAS_GAP}", "gap", section,
+            f"{which} a view of another input (sharing its storage): not stated; admissible: raises, or the "
+            f"value as if the view had been copied before the call", ADDED)
+
 
 @dataclass(frozen=True)
 class Clause:
@@ -67,7 +80,9 @@ class OpSpec:
     #                           an adapter hands its converted tensors and gets them back in place
     solve: Callable           # case -> ({output: ExpectedArray}, clauses); raises SpecError / Unspecified
     reference: Callable       # the public reference function, oracle.<name>
-    call: Callable            # case -> {output: array}: `reference` called as a user calls it
+    call: Callable            # (case, inputs=None) -> {output: array}: `reference` called as a user calls it;
+    #                           `inputs` as for decode: the oracle adapter's own arrays, an aliased input a
+    #                           NumPy view of its base (contract.case.build_inputs), used as they are
     repro: Callable           # (case, literal) -> (call lines, read-back lines, {output: expression}): the
     #                           same call as a repro script's text, after the inputs are defined;
     #                           literal(value) spells a param value as Python source
@@ -111,6 +126,12 @@ class OpSpec:
     def output_names(self) -> tuple:
         return tuple(f.name for f in self.outputs)
 
+    @property
+    def alias_clause(self) -> Optional[str]:
+        """The op's aliasing gap clause (alias_gap_row), or None where it lists none (it takes no aliased case)."""
+        cid = f"{self.prefix}-{ALIAS_GAP}"
+        return cid if any(c.id == cid for c in self.clauses) else None
+
     def api(self, case=None) -> str:
         return self.native_api(case) if self.native_api and case is not None else f"oracle.{self.name}"
 
@@ -132,6 +153,13 @@ def need_input(case, name: str, inputs=None):
     if name not in case.inputs:
         raise malformed(case, f"input {name!r} is missing")
     return (case.inputs if inputs is None else inputs)[name]
+
+
+def own_array(array, inputs):
+    """The array a call writes into or reads back: the caller's own where it handed `inputs` (so a NumPy
+    view among them still aliases it), else a copy of the case's read-only one."""
+    import numpy as np
+    return np.array(array, copy=True) if inputs is None else array
 
 
 def need_param(case, name: str):

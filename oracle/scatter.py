@@ -19,7 +19,7 @@ from . import kernels
 from .errors import Either, Open, SpecError, Unspecified, value_reading
 from .readings.scatter import READING
 from contract.expectation import CHOICES, EXACT, ExpectedArray
-from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
+from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, malformed, need_input, need_param
 
 _NO_VALUE = object()
 MAX_CHOICES = 1 << 24       # elements in a CHOICES answer (k candidates x self.size)
@@ -337,9 +337,9 @@ def _with_input(outputs, self_, inplace):
     return {"out": outputs["out"], "input": outputs["out"] if inplace else ExpectedArray(np.array(self_))}
 
 
-def call(case) -> dict:
-    a = decode(case)
-    self_ = np.array(a.input, copy=True)
+def call(case, inputs=None) -> dict:
+    a = decode(case, inputs)
+    self_ = own_array(a.input, inputs)
     kw = {} if a.src is not None else {"value": a.value}
     out = scatter(self_, a.dim, a.index, a.src, **kw)
     if a.inplace:
@@ -393,6 +393,7 @@ SPEC = OpSpec(
          ADDED),
         ("SC-GAP-VALUE-CAST", "gap", _SUPPLEMENT, "a value self's dtype cannot hold (1.23 into an int tensor): not "
                                                   "stated", ADDED),
+        alias_gap_row("SC", "Parameters: src; scatter_", "src is"),
     ),
     inputs=(Field("input", "self"), Field("index", "the index"),
             Field("src", "the src tensor (absent in the value form)", required=False)),

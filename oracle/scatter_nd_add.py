@@ -18,7 +18,7 @@ from . import kernels
 from .errors import Open, SpecError, value_reading
 from .readings.scatter_nd_add import READING
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
-from .opspec import ADDED, Field, OpSpec, need_input
+from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, need_input
 
 # x's dtypes are not listed (SNA-GAP-DTYPE)
 DTYPES = {"indices": ("int32", "int64")}       # SNA-IDX-DTYPE
@@ -494,9 +494,9 @@ def solve_case(case):
     return solve(a.x, a.indices, a.updates, a.use_locking if a.lock_given else False)
 
 
-def call(case) -> dict:
-    a = decode(case)
-    x = np.array(a.x, copy=True)
+def call(case, inputs=None) -> dict:
+    a = decode(case, inputs)
+    x = own_array(a.x, inputs)
     out = scatter_nd_add(x, a.indices, a.updates, **({"use_locking": a.use_locking} if a.lock_given else {}))
     x[...] = out                # SNA-RETURN: x itself is updated
     return {"out": out, "x": x}
@@ -538,6 +538,7 @@ SPEC = OpSpec(
                                             "impossible", ADDED),
         ("SNA-GAP-DTYPE", "gap", "Args: input_x", "x's dtypes are not listed; bool has no addition", ADDED),
         ("SNA-GAP-OVERFLOW", "gap", "Description", "an integer sum outside the dtype's range is not mentioned", ADDED),
+        alias_gap_row("SNA", "Args: updates; Description", "updates is"),
     ),
     inputs=(Field("x", "input_x"), Field("indices", "the indices"), Field("updates", "the updates")),
     params=(Field("use_locking", "passed as given (absent: not passed); non-bool values exercise SNA-LOCK",

@@ -23,7 +23,7 @@ from contract.dtypes import cast, dtype_name, holds, holds_exactly, is_float, is
 from .errors import Either, Open, SpecError, Unspecified, value_reading
 from .readings.setitem import READING
 from contract.expectation import EXACT, ExpectedArray
-from .opspec import ADDED, Field, OpSpec, malformed, need_input, need_param
+from .opspec import ADDED, Field, OpSpec, alias_gap_row, malformed, need_input, need_param
 from .scatter import solve as _scatter_solve
 
 _INT = (int, np.integer)
@@ -563,8 +563,8 @@ def solve_case(case):
     return solve(a.target, a.key, a.value)
 
 
-def call(case) -> dict:
-    a = decode(case)
+def call(case, inputs=None) -> dict:
+    a = decode(case, inputs)
     return {"target": setitem(a.target, a.key, a.value)}
 
 
@@ -628,6 +628,7 @@ SPEC = OpSpec(
                                                      "outside int32): not stated", ADDED),
         ("SI-GAP-MOVE", "gap", f"{_EX}: empty slice", "c[:] = v with v's shape different from c's: 'move' and the "
                                                       "assemble rule disagree", ADDED),
+        alias_gap_row("SI", "Parameters: value; Return value", "the value tensor is"),
     ),
     inputs=(Field("target", "the tensor assigned into"),
             Field("value", "the value, when it is a tensor", required=False),

@@ -34,6 +34,22 @@ PRECONDITIONS = [
 ]
 
 
+# One policy for every case whose input is a view of another (contract.case.Alias): no document speaks of it.
+ALIASING = [
+    "## Aliased inputs",
+    "",
+    "A case may declare that one input is a view of another (`aliases` in [CASES.md](CASES.md)): the value of",
+    "`a[:, 1:] = a[:, :-1]`, a scatter's src sliced from self. No source document says anything about",
+    "aliased inputs, so each op that takes such cases lists the gap `<prefix>-GAP-ALIAS` (added), and the",
+    "oracle (`oracle.expect`) admits exactly two outcomes: the call **raises** (any class), or it returns",
+    "**the value as if the view had been copied before the call** (the value the other clauses give for the",
+    "case's own, independent arrays; kind `either`). Anything else, such as reading elements the call",
+    "already overwrote, is a divergence. A documented error stays that error and an open value stays open:",
+    "aliasing adds no freedom where the clauses already decide. An op without the clause (set_, whose",
+    "source already is a view by design: ST-ALIAS) refuses an aliased case as malformed.",
+]
+
+
 def render(specs=None) -> str:
     specs = list(registry.SPECS.values() if specs is None else specs)
     out = ["# The spec: every documented rule, op by op", "",
@@ -45,7 +61,7 @@ def render(specs=None) -> str:
            "", "Kinds:", ""]
     out += [f"- **{k}**: {KIND_MEANINGS[k]}" for k in CLAUSE_KINDS]
     out += ["", "Ids marked *added* are not in the developers' clause list: the oracle had to decide them",
-            "while encoding the document.", ""] + PRECONDITIONS + [
+            "while encoding the document.", ""] + PRECONDITIONS + [""] + ALIASING + [
             "", "| op | source document | clauses |", "|---|---|---|"]
     out += [f"| [{s.name}](#{_anchor(s.name)}) | `{s.source}`: {_cell(s.title)} | {len(s.clauses)} |" for s in specs]
     for s in specs:

@@ -70,3 +70,14 @@ def assert_unavailable_when_missing(adapter_cls):
     assert not ok and missing.package in why and "not installed" in why, (
         f"actual: available={ok}, why={why!r}; expected: unavailable, naming {missing.package}")
     assert missing().version() == "unavailable"
+
+
+def shift_alias_case(dtype=np.float32):
+    """a[:, 1:4] = a[:, 0:3] on a 2x4 target: the value a non-dense view of the target, overlapping the
+    region written behind it (contract.case.Alias; tests/test_aliasing.py)."""
+    from contract.case import Alias, Case, view_of
+    target = np.arange(8, dtype=dtype).reshape(2, 4)
+    alias = Alias("target", ((None, None, 1), (0, 3, 1)))
+    return Case(op="setitem", inputs={"target": target, "value": view_of(target, alias)},
+                params={"key": {"tuple": [{"slice": [None, None, None]}, {"slice": [1, 4, None]}]}},
+                aliases={"value": alias})

@@ -297,3 +297,14 @@ def test_a_mindspore_copy_is_refused_as_a_layout(ms_adapter):
     p = L.plan(L.STRIDED, np.arange(6, dtype=F32).reshape(2, 3))
     t = ms_adapter.laid(p).contiguous()     # what a framework hands back if it copies the view
     assert L.claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous()).startswith("strided:")
+
+
+def test_an_aliased_input_is_a_real_view_in_pynative(ms_adapter):
+    """mindspore 2.10's PyNative t[key] is a view: same data pointer, writes to the base show through."""
+    from adapter_helpers import shift_alias_case
+    case = shift_alias_case()
+    built = ms_adapter.inputs(case)
+    target, value = built["target"], built["value"]
+    assert value.data_ptr() == target.data_ptr() and not value.is_contiguous()
+    target[0, 0] = 99.0
+    assert value.asnumpy()[0, 0] == 99.0, "a write to the target must show through the value"

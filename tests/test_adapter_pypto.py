@@ -269,3 +269,18 @@ def test_repro_is_the_kernel_source_and_valid_python(adapter, case):
     text = adapter.repro(case)
     compile(text, f"<repro {case.id}>", "exec")
     assert "@pypto.frontend.jit(**CPU_INTERPRETER)" in text and adapter.native_api(case.op, case) in text, text
+
+
+def test_an_aliased_case_is_a_declared_not_applicable(adapter):
+    """pypto's kernel arguments are buffers of their own: an aliased case is refused, and the refusal is one
+    of the adapter's declared exclusions (never a silent run on copies)."""
+    from adapter_helpers import shift_alias_case
+    from oracle.expect import expect
+    from suites.expectations import Expectations
+    from suites.judge import judge
+    case = shift_alias_case(np.int32)
+    out = adapter.run(case)
+    assert out.kind == NOT_APPLICABLE, out
+    v = judge(case, expect(case), out, adapter)
+    declared = Expectations.from_lines(adapter.excludes, "pypto excludes")
+    assert declared.match(v.key(), out.message) is not None, (v.key(), out.message)

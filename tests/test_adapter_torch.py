@@ -239,3 +239,14 @@ def test_set_negative_size_is_reported_as_returned_not_as_an_adapter_error(adapt
                 {"source_kind": "tensor", "storage_offset": 1, "size": [-2, 0], "stride": [1, 1], "probe": 7})
     out = adapter.run(case)
     assert out.kind == RETURNED and not out.arrays and "negative entry" in out.message, out
+
+
+def test_an_aliased_input_is_a_real_view_sharing_the_base_storage(adapter):
+    from adapter_helpers import shift_alias_case
+    case = shift_alias_case()
+    built = adapter.inputs(case)
+    target, value = built["target"], built["value"]
+    assert value._base is target, "the value must be a view of the target, not a copy"
+    assert value.untyped_storage().data_ptr() == target.untyped_storage().data_ptr()
+    target[0, 0] = 99.0
+    assert value[0, 0].item() == 99.0, "a write to the target must show through the value"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from contract.case import Case
+from contract.case import Alias, Case, view_of
 from oracle.setitem import decode_key
 
 from .base import Mutant, replace, returned, with_arrays
@@ -210,3 +210,30 @@ class ScalarPromotesTarget(_SetitemMutant):
         if returned(outcome) and "value" in case.params and outcome.arrays["target"].dtype == I32:
             return with_arrays(outcome, target=outcome.arrays["target"].astype(np.int64))
         return outcome
+
+
+class WritesBeforeReadingAlias(_SetitemMutant):
+    """A value that is a view of the target is read element by element while the region is written, in order, so an overlapping view gives back elements already overwritten."""
+
+    @classmethod
+    def witness(cls):
+        # a[:, 1:4] = a[:, 0:3]: written forward, each element copies its left neighbour's new value
+        target = np.arange(8, dtype=F32).reshape(2, 4)
+        alias = Alias("target", ((None, None, 1), (0, 3, 1)))
+        return Case(op="setitem", inputs={"target": target, "value": view_of(target, alias)},
+                    params={"key": {"tuple": [_slice(), _slice(1, 4)]}}, origin="regression",
+                    label="a[:, 1:4] = a[:, 0:3] (an overlapping view)", aliases={"value": alias})
+
+    def call(self, case):
+        outcome = self.oracle(case)
+        alias = case.aliases.get("value")
+        if not returned(outcome) or alias is None or alias.of != "target":
+            return outcome
+        target = np.array(case.inputs["target"], copy=True)
+        region = target[decode_key(case.params["key"], case.inputs)]      # a view: writes land in target
+        live = target[alias.key]                                           # the value, read as it is now
+        if region.shape != live.shape:
+            return outcome      # a value assembled at the starts (SI-GAP-REGION): not this bug's ground
+        for i in np.ndindex(*region.shape):
+            region[i] = live[i]
+        return with_arrays(outcome, target=target)

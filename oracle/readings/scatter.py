@@ -14,8 +14,8 @@ READING = Reading(
                  "scatter(dim, index, source) returns a Tensor (out of place; its third parameter is named source).",
                  ("SC-INPLACE", "SC-RULE")),
         Sentence("scatter.ref.2", _REF, RULE,
-                 "scatter_(dim, index, src) returns a Tensor and, by the trailing underscore, writes into self.",
-                 ("SC-INPLACE", "SC-RULE")),
+                 "scatter_(dim, index, src) returns a Tensor and, by the trailing underscore, writes into self. "
+                 "Nothing is said of a src that is a view of self.", ("SC-INPLACE", "SC-RULE", "SC-GAP-ALIAS")),
         Sentence("scatter.desc.1", _DESC, RULE,
                  "The elements of src are written into self along a chosen dim at positions the index gives.",
                  ("SC-RULE",)),

@@ -18,8 +18,8 @@ READING = Reading(
         Sentence("scatter_nd_add.desc.2", _D, RULE,
                  "Tensor values are updated by adding the given values at the given indices.", ("SNA-RULE",)),
         Sentence("scatter_nd_add.desc.3", _D, RULE,
-                 "After the update input_x itself is output, so the updated values are at hand.",
-                 ("SNA-RETURN",)),
+                 "After the update input_x itself is output, so the updated values are at hand. Nothing is said "
+                 "of updates that are a view of input_x.", ("SNA-RETURN", "SNA-GAP-ALIAS")),
         Sentence("scatter_nd_add.desc.4", _D, RULE,
                  "input_x has rank P and indices rank Q, with Q at least 2.", ("SNA-SHAPES",)),
         Sentence("scatter_nd_add.desc.5", _D, RULE,

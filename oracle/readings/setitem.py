@@ -27,7 +27,8 @@ READING = Reading(
                  "A scalar value (int or SymbolicScalar) is for single-element assignment, and the target has to "
                  "be DT_INT32 (no consequence is named).", ("SI-VAL-S", "SI-GAP-DTYPE")),
         Sentence("setitem.ret.1", "Return value", RULE,
-                 "Nothing is returned; the target is modified in place.", ("SI-INPLACE",)),
+                 "Nothing is returned; the target is modified in place. Nothing is said of a value that is a view of the "
+                 "target (the region it reads overlapping the one written).", ("SI-INPLACE", "SI-GAP-ALIAS")),
         Sentence("setitem.cons.1", f"{_C}: slice step", RULE,
                  "A slice written start:end:step may not set a step for now; the step is fixed at 1.",
                  ("SI-STEP",)),

@@ -16,6 +16,7 @@ from ..doc_examples import doc_example
 from .boundary import (F16, F32, ROUNDED, around, boundary_case as _c, edge_array, float_edges, int_edges,
                        label as _label, rounded_value)
 from .common import odd_arrays
+from . import aliasing as aliasing_
 from .common import array_of, coin, elements, int_range, ints, make_case, pick, shape_of, shape_text, shapes
 
 OP = "clip"
@@ -326,12 +327,47 @@ def boundary_cases():
     return out
 
 
+# Which bounds are views of x (the others: a tensor of their own, or omitted): CL-SAME-KIND holds for all
+# but the lone bound (clip.conflict.3, either reading).
+_ALIAS_BOUNDS = (("min",), ("max",), ("min", "max"), ("min", "max-own"), ("min-own", "max"))
+
+
+@st.composite
+def aliasing(draw):
+    """clip(x, min, max) with a tensor bound that is a view of x, broadcast back over it (CL-GAP-ALIAS):
+    each axis of the view is either the whole axis or one index of it."""
+    xdt = pick(draw, DOC_DTYPES)
+    xshape = shape_of(draw, 1, 3, min_side=2, max_side=5)
+    x = aliasing_.distinct_array(draw, xdt, xshape)
+    inputs, params, aliases, parts = {"x": x}, {}, {}, []
+    for entry in pick(draw, _ALIAS_BOUNDS):
+        which, own = entry.split("-")[0], entry.endswith("-own")
+        params[which] = {"kind": "tensor"}
+        if own:
+            inputs[which] = array_of(draw, xdt, _broadcast_shape_for(draw, xshape), specials=False)
+            parts.append(f"{which} its own tensor")
+            continue
+        box = []
+        for length in xshape:
+            if coin(draw):
+                box.append((0, length))
+            else:
+                i = ints(draw, 0, length - 1)
+                box.append((i, i + 1))
+        aliases[which] = aliasing_.alias_of("x", box)
+        inputs[which] = aliasing_.view(x, box)
+        parts.append(f"{which} = {aliases[which].text()}")
+    label = f"view bounds: x {xdt} {shape_text(xshape)}, {', '.join(parts)}"
+    return make_case(OP, inputs, params, label, aliases=aliases)
+
+
 FAMILIES = {
     "scalar": scalar_bounds(), "tensor": tensor_bounds(), "one_tensor": one_tensor_bound(), "none": no_bounds(),
     "min_gt_max": min_gt_max(), "nan_bound": nan_bound(), "nonfloat_special": nonfloat_special(),
     "nan_x": nan_x(), "rank": rank_unsupported(), "bound_dtype": bound_dtype(), "same_kind": mixed_kinds(),
     "bad_broadcast": bad_broadcast(), "undocumented_dtype": undocumented_dtype(),
     "boundary": clip_boundary(),
+    "aliasing": aliasing(),
 }
 CORPUS_DRAWS = {"scalar": 100, "tensor": 100, "min_gt_max": 50}      # the wide families
 

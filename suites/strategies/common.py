@@ -150,10 +150,11 @@ def shape_text(shape) -> str:
     return "x".join(map(str, shape)) if len(shape) else "0-d"
 
 
-def make_case(op: str, inputs: dict, params: dict, label: str, origin: str = "generated") -> Case:
+def make_case(op: str, inputs: dict, params: dict, label: str, origin: str = "generated", aliases=None) -> Case:
     """A case tagged with the clauses the oracle's answer to it cites (suites.tagging.with_oracle_clauses):
-    the tags come from the spec, never from the strategy."""
-    return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin=origin, label=label))
+    the tags come from the spec, never from the strategy.  `aliases`: input name -> contract.case.Alias."""
+    return with_oracle_clauses(Case(op=op, inputs=inputs, params=params, origin=origin, label=label,
+                                    aliases=aliases or {}))
 
 
 def weighted_dtypes(common: tuple, rare: tuple, common_weight: int = 3) -> tuple:

@@ -15,6 +15,7 @@ from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import ROUNDED, boundary_case as _c, edge_array, float_edges, label as _label, rounded_value
 from .common import odd_arrays
+from . import aliasing as aliasing_
 from .common import (array_of, arrays, coin, ints, make_case, pick, shape_of, shape_text, unique_along,
                      weighted_dtypes)
 
@@ -249,12 +250,42 @@ def boundary_cases():
     return out
 
 
+ALIAS_DTYPES = ("float32", "int64", "float16", "bfloat16", "int32")
+
+
+@st.composite
+def aliasing(draw):
+    """scatter/scatter_(dim, index, src) with src a view of self (SC-GAP-ALIAS): the positions written
+    overlap the box src reads, or not (the label says which)."""
+    dt = pick(draw, ALIAS_DTYPES)
+    shape = shape_of(draw, 1, 3, min_side=2, max_side=5)
+    overlapping = aliasing_.draw_overlap(draw)
+    _write, read = aliasing_.boxes(draw, shape, overlapping)
+    r = len(shape)
+    dim = ints(draw, 0, r - 1)
+    src_shape = tuple(b - a for a, b in read)
+    ishape = tuple(ints(draw, 1, s) for s in src_shape)
+    index = unique_along(draw, ishape, dim, shape[dim])
+    self_ = aliasing_.distinct_array(draw, dt, shape)
+    alias = aliasing_.alias_of("input", read)
+    written = {tuple(int(index[p]) if i == dim else p[i] for i in range(r)) for p in np.ndindex(*ishape)}
+    reads = {tuple(a + p[i] for i, (a, _b) in enumerate(read)) for p in np.ndindex(*ishape)}
+    note = f"src = {alias.text()} ({aliasing_.overlap_word(bool(written & reads))} with the positions written)"
+    return _case_aliased(self_, index, dim, coin(draw), note, aliasing_.view(self_, read), alias)
+
+
+def _case_aliased(self_, index, dim, inplace, note, src, alias):
+    case = _case(self_, index, dim, inplace, note, src=src)
+    return make_case(OP, dict(case.inputs), dict(case.params), case.label, aliases={"src": alias})
+
+
 FAMILIES = {
     "rule": rule(), "value": value_form(), "zero_d": zero_d(), "empty": empty(), "duplicates": duplicates(),
     "out_of_range": out_of_range(), "ndim": ndim_mismatch(), "size_src": index_larger_than_src(),
     "size_self": index_larger_than_self(), "int32_index": int32_index(), "bad_dim": bad_dim(),
     "src_dtype": src_dtype(),
     "boundary": scatter_boundary(),
+    "aliasing": aliasing(),
 }
 CORPUS_DRAWS = {"rule": 150, "value": 70}      # the wide families
 

@@ -16,6 +16,7 @@ from ..doc_examples import doc_example
 from ..error_cases import error_case
 from .boundary import F64, I64, arr as _arr, boundary_case as _c, edge_array, float_edges, int_edges, label as _label
 from .common import odd_arrays, odd_scalars
+from . import aliasing as aliasing_
 from .common import array_of, coin, ints, make_case, pick, shape_of, shape_text, shapes, weighted_dtypes
 
 OP = "scatter_nd_add"
@@ -248,12 +249,36 @@ def boundary_cases():
     return out
 
 
+ALIAS_DTYPES = ("float32", "int32", "float16", "int64", "bfloat16")
+
+
+@st.composite
+def aliasing(draw):
+    """scatter_nd_add(x, indices, updates) with updates a view of x: rows of x added into rows of x,
+    the rows written among the rows read or not (SNA-GAP-ALIAS).  Unique rows: the value is exact."""
+    dt = pick(draw, ALIAS_DTYPES)
+    xshape = shape_of(draw, 1, 3, min_side=2, max_side=5)
+    overlapping = aliasing_.draw_overlap(draw)
+    write, read = aliasing_.boxes(draw, xshape[:1], overlapping)
+    (w0, w1), (r0, r1) = write[0], read[0]
+    rows = np.arange(w0, w1)
+    rows = rows[np.random.RandomState(ints(draw, 0, 2**32 - 1)).permutation(len(rows))]
+    idx = rows.reshape(-1, 1).astype(dtype_from_name(pick(draw, IDX)))
+    x = aliasing_.distinct_array(draw, dt, xshape)
+    box = ((r0, r1),) + tuple((0, s) for s in xshape[1:])
+    alias = aliasing_.alias_of("x", box)
+    case = _case(x, idx, aliasing_.view(x, box), f"updates = {alias.text()} "
+                 f"({aliasing_.overlap_word(overlapping)} with the rows written)")
+    return make_case(OP, dict(case.inputs), dict(case.params), case.label, aliases={"updates": alias})
+
+
 FAMILIES = {
     "rule": rule(), "duplicates": duplicates(), "whole_x": whole_x(), "empty": empty(),
     "index_dtype": index_dtype(), "dtype": dtype_mismatch(), "convert": dtype_mismatch(lossy=True),
     "locking": locking(), "updates_shape": updates_shape(), "out_of_range": out_of_range(),
     "bad_index_rank": bad_index_rank(),
     "boundary": scatter_nd_add_boundary(),
+    "aliasing": aliasing(),
 }
 CORPUS_DRAWS = {"rule": 120, "duplicates": 60}      # the wide families
 

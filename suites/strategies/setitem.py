@@ -14,6 +14,7 @@ from oracle.setitem import decode_key, key_text
 from ..doc_examples import doc_example
 from .boundary import boundary_case as _c, edge_array, float_edges, label as _label
 from .common import odd_arrays
+from . import aliasing as aliasing_
 from .common import (array_of, coin, int_range, ints, make_case, pick, shape_of, shape_text, shapes,
                      unique_along, weighted_dtypes)
 
@@ -406,6 +407,26 @@ def boundary_cases():
     return out
 
 
+ALIAS_DTYPES = ("float32", "int32", "float16", "bfloat16", "int64", "int8")
+
+
+@st.composite
+def aliasing(draw):
+    """a[write box] = a[read box]: the value a view of the target, overlapping the region written or not
+    (SI-GAP-ALIAS; suites/strategies/aliasing.py)."""
+    dt = pick(draw, ALIAS_DTYPES)
+    shape = shape_of(draw, 1, 3, min_side=2, max_side=5)
+    overlapping = aliasing_.draw_overlap(draw)
+    write, read = aliasing_.boxes(draw, shape, overlapping)
+    target = aliasing_.distinct_array(draw, dt, shape)
+    key = tup(*({"slice": [a, b, None]} for a, b in write))
+    alias = aliasing_.alias_of("target", read)
+    label = (f"a[{key_text(key)}] = {alias.text().replace('target', 'a', 1)} ({aliasing_.overlap_word(overlapping)} "
+             f"view) {dt} {shape_text(shape)}")
+    return make_case(OP, {"target": target, "value": aliasing_.view(target, read)}, {"key": key}, label,
+                     aliases={"value": alias})
+
+
 FAMILIES = {
     "full": full(), "zero_d": zero_d(), "assemble": assemble(), "mixed": mixed(), "negative": negative(),
     "ellipsis": ellipsis(), "single": single(), "int_row": int_row(), "scatter_form": scatter_form(),
@@ -413,6 +434,7 @@ FAMILIES = {
     "mixed_n": mixed_ndim_mismatch(), "region_gap": region_gap(), "empty_region": empty_region(),
     "out_of_range": out_of_range(), "value_dtype": value_dtype(),
     "boundary": setitem_edges(),
+    "aliasing": aliasing(),
 }
 CORPUS_DRAWS = {"assemble": 60, "mixed": 60, "ellipsis": 50}      # the wide families
 
