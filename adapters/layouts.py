@@ -24,13 +24,6 @@ from contract.vocabulary import CONTIGUOUS, EXPANDED, LAYOUTS, OFFSET, STRIDED  
 
 OFFSET_ELEMENTS = 1         # one element: the storage start is misaligned for every element size over one
 
-# An input whose storage, not its logical values, is what the op reads stays as it is in every layout:
-# set_ makes self share `source`'s storage (a Storage source is the whole storage, ST-STORAGE).
-STORAGE_INPUTS = {("set_", "source")}
-# Inputs the call writes but reports back under another name (set_'s output `self` is the case's
-# `target`); the others it writes or checks unchanged are reported under their own name (OpSpec.outputs).
-WRITTEN_ELSEWHERE = {("set_", "target")}
-
 
 class LayoutError(AssertionError):
     """A tensor built for a layout is not in that layout (the framework made it contiguous, or a copy)."""
@@ -52,15 +45,17 @@ def reported_back(op: str) -> set:
     """The inputs the op's call reports back (written, or checked unchanged): never expanded, since a
     zero-stride view cannot be written element by element."""
     from oracle.registry import spec
-    return {f.name for f in spec(op).outputs} | {name for (o, name) in WRITTEN_ELSEWHERE if o == op}
+    return {f.name for f in spec(op).outputs} | {f.name for f in spec(op).inputs if f.reported_as}
 
 
 def plans(layout: str, case) -> dict:
     """{input name: Plan or None (that input stays contiguous)} for the case's array inputs."""
     if layout in ("", CONTIGUOUS):
         return {k: None for k in case.inputs}
+    from oracle.registry import spec
     written = reported_back(case.op) if layout == EXPANDED else set()
-    return {k: None if (case.op, k) in STORAGE_INPUTS else plan(layout, np.asarray(v), read_only=k not in written)
+    storage = {f.name for f in spec(case.op).inputs if f.storage}     # its storage is what the op reads
+    return {k: None if k in storage else plan(layout, np.asarray(v), read_only=k not in written)
             for k, v in case.inputs.items()}
 
 

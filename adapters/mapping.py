@@ -156,7 +156,8 @@ def compiled_call(case, call, outputs, compile_expr, outside=()) -> list:
     before = [line for line in call if any(t in line for t in outside)]
     body = [line for line in call if line not in before]
     inputs = list(case.inputs)
-    bound = [n for n in outputs if n not in inputs or any(line.startswith(f"{n} = ") for line in body)]
+    # what the body (re)binds comes back out; set_'s outputs are read after the call, outside it
+    bound = [n for n in outputs if any(line.startswith((f"{n} = ", f"{n}, ")) for line in body)]
     back = ", ".join(bound) + ("," if len(bound) == 1 else "")
     return [*before, f"def call({', '.join(inputs)}):   # compiled with {compile_expr}, as the mode runs it",
             *(f"    {line}" for line in body), f"    return {back or 'None'}",

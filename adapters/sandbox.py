@@ -30,7 +30,7 @@ import os
 ENV_NAMES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
              "TC_CACHE_DIR")        # TC_CACHE_DIR: where pypto's calculator is built (adapters.pypto_runtime)
 ENV_PREFIXES = ("LC_", "PYTHON", "CONFORM_", "XDG_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "CUDA_",
-                "TORCH_", "GLOG_", "MS_", "MINDSPORE_", "PYPTO_", "TILE_FWK_")
+                "TORCH_", "TORCHINDUCTOR_", "GLOG_", "MS_", "MINDSPORE_", "PYPTO_", "TILE_FWK_")
 EXTRA_ENV = "CONFORM_WORKER_ENV"    # more names to pass, comma-separated (a vendor's framework: JAX_PLATFORMS)
 
 

@@ -2,6 +2,7 @@
 that shows whether self shares the source's storage (docs/CASES.md, set_'s outputs)."""
 from __future__ import annotations
 
+from . import execution
 from .base import RETURNED, Outcome
 from .convert import unreadable
 
@@ -11,7 +12,7 @@ def set_and_read_back(call, target, source, reread, to_numpy, set_kwargs):
     back, then (where the case has a probe) self filled with it and the source re-read through `reread`, so
     shared storage shows; a fill that fails (a zero stride makes self overlap itself) leaves self's values
     the answer."""
-    target.set_(*(() if source is None else (source,)), **set_kwargs)
+    execution.call(lambda t, *s: t.set_(*s, **set_kwargs), target, *(() if source is None else (source,)))
     why = unreadable(target.shape)
     if why:
         return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")

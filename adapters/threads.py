@@ -24,6 +24,7 @@ def variables(n: int = None) -> dict:
     return {
         "OMP_NUM_THREADS": one, "MKL_NUM_THREADS": one, "OPENBLAS_NUM_THREADS": one,    # torch, paddle, NumPy's BLAS
         "TF_NUM_INTRAOP_THREADS": one, "TF_NUM_INTEROP_THREADS": one,                   # tensorflow
+        "TORCHINDUCTOR_COMPILE_THREADS": one,       # torch.compile's C++ builds: in the worker, not a pool
         # jax, and tensorflow's XLA (tf.function(jit_compile=True)): Eigen's pool off for one thread
         "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false" if n == 1 else "",
     }

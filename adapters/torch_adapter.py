@@ -14,7 +14,7 @@ import warnings
 
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
-from . import convert, repro as R, set_readback
+from . import convert, execution, repro as R, set_readback
 from .convert import from_torch, is_bf16, to_torch, torch_dtype
 from .layouts import LAYOUTS
 
@@ -58,20 +58,25 @@ class TorchAdapter(FrameworkAdapter):
 # ---- one row per op: the call on torch's own tensors, read back from the original objects -------------
 
 def _setitem(torch, a):
-    a.target[a.key] = a.value
+    key = a.key
+
+    def assign(target, value):
+        target[key] = value
+    execution.call(assign, a.target, a.value)
     return Outcome.returned(target=from_torch(a.target))
 
 
 def _clip(torch, a):
     def element(v, dt):
         return torch.tensor(v, dtype=torch_dtype(dt))
-    out = torch.clamp(a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
+    out = execution.call(torch.clamp, a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
     return Outcome.returned(out=from_torch(out), x=from_torch(a.x))
 
 
 def _scatter(torch, a):
-    method = a.input.scatter_ if a.inplace else a.input.scatter
-    out = method(a.dim, a.index, a.src_or_value)
+    dim, inplace = a.dim, a.inplace
+    out = execution.call(lambda input_, index, src: (input_.scatter_ if inplace else input_.scatter)(dim, index, src),
+                         a.input, a.index, a.src_or_value)
     return Outcome.returned(out=from_torch(out), input=from_torch(a.input))
 
 
@@ -79,7 +84,8 @@ def _scatter_nd_add(torch, a):
     if a.lock_given and not isinstance(a.use_locking, bool):
         # index_put_ has no locking argument: a case about its type has nothing to map to.
         return Outcome.not_applicable("torch index_put_ has no use_locking argument")
-    out = a.x.index_put_(tuple(a.indices.unbind(-1)), a.updates, accumulate=True)
+    out = execution.call(lambda x, indices, updates: x.index_put_(tuple(indices.unbind(-1)), updates, accumulate=True),
+                         a.x, a.indices, a.updates)
     return Outcome.returned(out=from_torch(out), x=from_torch(a.x))
 
 
@@ -173,3 +179,31 @@ TorchAdapter.TABLE = {
                   lambda a: "torch.Tensor.set_(TypedStorage)" if a.kind == "storage" else "torch.Tensor.set_"),
 }
 TorchAdapter.REPRO_SETUP = tuple(TO_NUMPY)
+
+
+class TorchCompileAdapter(TorchAdapter):
+    """The same rows, each framework call compiled by `torch.compile` (inductor on the CPU, C++ kernels
+    built with the g++ that scripts/setup.sh installs; adapters/execution.py): the tensors are the compiled
+    function's arguments, keys and Python scalars constants of its body.
+
+    Not yet a built-in (adapters/registry.py): run it as `adapters.torch_adapter:TorchCompileAdapter`.  Its
+    expectations file and the mode gate against `torch` come with the built-in, once its cold cost fits a
+    run (about 1.2 s of C++ build per new graph on a 2-core machine, 0.1 s from inductor's cache)."""
+    name = "torch-compile"
+    execution = "torch CPU build, each call compiled by torch.compile (inductor, dynamic shapes)"
+    constructions = (convert.TENSOR,)
+    layouts = ()        # its eager twin's to check (adapters/layouts.py); here each would cost compiles
+    REPRO_COMPILE = "torch.compile(dynamic=True)"
+
+    def setup(self) -> None:
+        super().setup()
+        import torch._dynamo
+        # Every case is a new body for one compiled function (execution.call): past the limit dynamo
+        # would run the call eagerly without saying so, and the mode would be its twin under another name.
+        torch._dynamo.config.recompile_limit = torch._dynamo.config.accumulated_recompile_limit = 1 << 30
+        torch._dynamo.config.fail_on_recompile_limit_hit = True
+
+    def compiler(self):
+        torch = self.framework()
+        # dynamic shapes from the first call: no graph depends on which case a worker happened to run first
+        return lambda fn: torch.compile(fn, dynamic=True)

@@ -64,6 +64,11 @@ class Field:
     name: str
     doc: str
     required: bool = True
+    # inputs only, for the layouts (adapters/layouts.py): the op reads this input's storage, not its logical
+    # values, so it stays as it is in every layout; and the output that reports this input back when it is
+    # not an output of the same name (the call writes it)
+    storage: bool = False
+    reported_as: str = ""
 
 
 @dataclass(frozen=True)

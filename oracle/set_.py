@@ -575,10 +575,12 @@ SPEC = OpSpec(
                                                                  "element of the source holds the probe or its old "
                                                                  "value", ADDED),
     ),
-    inputs=(Field("target", "self before the call (its shape and dtype matter: ST-E-BOUNDS, ST-E-DTYPE)"),
+    inputs=(Field("target", "self before the call (its shape and dtype matter: ST-E-BOUNDS, ST-E-DTYPE)",
+                  reported_as="self"),
             Field("source", "the source's storage as a 1-D array (absent for set_()). The storage model: a "
                             "tensor is (storage, offset, size, stride) and its element t[i] is "
-                            "storage[offset + sum(i_j * stride_j)]", required=False)),
+                            "storage[offset + sum(i_j * stride_j)]", required=False,
+                  storage=True)),     # a Storage source is the whole storage (ST-STORAGE): no layout of its own
     params=(Field("source_kind", 'none (set_()), storage (a Storage over inputs.source), or tensor'),
             Field("source_view", 'kind tensor only: {"offset", "size", "stride"} of the source tensor over that '
                                  'storage (it must fit); absent: contiguous 1-D over all of it', required=False),

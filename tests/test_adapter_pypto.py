@@ -149,7 +149,7 @@ def test_the_slowest_passing_corpus_case_does_not_time_out_under_the_floor(adapt
 @needs_pypto
 def test_a_kept_child_answers_exactly_as_a_fresh_child_per_call():
     # every 9th pypto-mapped corpus case, in corpus order (raises, hangs and returns interleave), both ways;
-    # benchmarks/README.md has the same comparison over the whole corpus (3143 cases, identical)
+    # benchmarks/README.md has the same comparison over the whole corpus (3143 cases before the aliasing cases, identical)
     from suites.corpus import iter_corpus
     sample = [c for c in iter_corpus() if c.op in PyptoAdapter.ops][::9]
     answers = {}

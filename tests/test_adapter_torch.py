@@ -250,3 +250,25 @@ def test_an_aliased_input_is_a_real_view_sharing_the_base_storage(adapter):
     assert value.untyped_storage().data_ptr() == target.untyped_storage().data_ptr()
     target[0, 0] = 99.0
     assert value[0, 0].item() == 99.0, "a write to the target must show through the value"
+
+
+# ---- torch.compile: the same rows, each call compiled (adapters.torch_adapter:TorchCompileAdapter) -------
+
+def test_compiled_rows_stay_compiled_past_dynamos_recompile_limit():
+    # Each case is a new graph of one function (adapters/execution.py).  Past dynamo's default limit (8) it
+    # would run the call eagerly and the mode would answer as eager torch.  A bound above int32's range
+    # tells the two apart: eager refuses it, the compiled clamp takes it (measured on torch 2.13.0).
+    from adapters.torch_adapter import TorchCompileAdapter
+    eager, compiled = TorchAdapter(), TorchCompileAdapter()
+    eager.setup()
+    compiled.setup()
+    answers = []
+    # Distinct dtypes and ranks: each case is a graph of its own (one shape and dtype would be one graph).
+    for dt in (np.int32, np.int16, np.int8, np.uint8):
+        for rank in (1, 2, 3):
+            case = Case("clip", {"x": np.ones((2,) * rank, dt)}, {"max": {"kind": "int", "value": 2**31}})
+            assert eager.run(case).kind == RAISED, eager.run(case)
+            answers.append(compiled.run(case).kind)
+    assert answers == [RETURNED] * 12, f"actual {answers}, expected 12 returned: a compiled call fell back to eager"
+    text = compiled.repro(case)
+    assert "torch.compile(dynamic=True)(call)(x)" in text, text

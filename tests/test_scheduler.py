@@ -240,6 +240,7 @@ def test_the_thread_variables_reach_every_worker_and_the_users_own_wins(monkeypa
     seen = dict(line.split("=", 1) for line in out.stderr.split("threads: ")[1].split("\n")[0].split(";"))
     assert seen == {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "3", "OPENBLAS_NUM_THREADS": "1",
                     "TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1",
+                    "TORCHINDUCTOR_COMPILE_THREADS": "1",
                     "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}, f"actual: {seen}"
 
 
