@@ -36,7 +36,8 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # cannot be run in NumPy 2").
 # jax pins NumPy and ml_dtypes on its own schedule (jax 0.10.2 happens to fit the main environment's today),
 # so it has an environment of its own too.
-ENVIRONMENTS = {"mindspore": ".venv-mindspore", "mindspore-variants": ".venv-mindspore", "jax": ".venv-jax",
+ENVIRONMENTS = {"mindspore": ".venv-mindspore", "mindspore-variants": ".venv-mindspore",
+                "mindspore-graph": ".venv-mindspore", "jax": ".venv-jax",
                 "jax-jit": ".venv-jax"}
 # tensorflow-cpu and paddlepaddle run on NumPy 2, but each brings its own protobuf/keras/grpcio (paddle an exact
 # opt_einsum): kept out of the main environment's resolution, each in an environment of its own.

@@ -5,8 +5,8 @@ A row wraps exactly the framework call a user would compile in `call(fn, *args)`
 call (jax.jit, tf.function(jit_compile=True)).  Building the inputs and reading the outputs back stay
 outside, as in a user's program, so a mode differs from its eager twin only in how the call executes.
 
-A compiled mode is an adapter of its own (`jax-jit`, `tensorflow-function`), named with its eager twin
-in adapters/registry.py (MODES); the mode-consistency gate (suites/modes.py) compares the two case by
+A compiled mode is an adapter of its own (`torch-compile`, `mindspore-graph`, `jax-jit`,
+`tensorflow-function`), named with its eager twin in adapters/registry.py (MODES); the mode-consistency gate (suites/modes.py) compares the two case by
 case.  A row that does not wrap its call runs eagerly in every mode: such a row is not ready for modes.
 """
 from __future__ import annotations
@@ -44,3 +44,19 @@ def call(fn, *args):
             full[i] = t
         return fn(*full)
     return compiler(body)(*(args[i] for i in traced))
+
+
+def functional(compiler):
+    """`compiler` marked as compiling functions whose writes to a tensor argument reach the caller only
+    through what the function returns (MindSpore's graph mode: a graph takes its arguments as values), so a
+    user of the mode writes `t = compiled(t)`; see written()."""
+    compiler.functional = True
+    return compiler
+
+
+def written(original, returned):
+    """The tensor a program reads an in-place write from after a row's call: `original` eagerly and in a
+    mode whose compiled calls write their arguments (torch.compile, which replays the mutation); in a
+    functional() mode the compiled function's `returned` copy of it, the name rebound as a user of the mode
+    writes it.  Rows of a framework with such a mode return their in-place operands from the call."""
+    return returned if getattr(_COMPILER.get(), "functional", False) else original

@@ -28,8 +28,8 @@ import re
 import sys
 
 # The frameworks each shipped adapter wraps (registry.BUILTIN names); NumPy is recorded for every adapter.
-FRAMEWORKS = {"oracle": (), "torch": ("torch",), "mindspore": ("mindspore",),
-              "mindspore-variants": ("mindspore",), "pypto": ("pypto",), "jax": ("jax", "jaxlib"),
+FRAMEWORKS = {"oracle": (), "torch": ("torch",), "torch-compile": ("torch",), "mindspore": ("mindspore",),
+              "mindspore-variants": ("mindspore",), "mindspore-graph": ("mindspore",), "pypto": ("pypto",), "jax": ("jax", "jaxlib"),
               "jax-jit": ("jax", "jaxlib"),
               "array-api:numpy": (), "array-api:array_api_strict": ("array-api-strict",),
               "tensorflow": ("tensorflow-cpu",), "tensorflow-function": ("tensorflow-cpu",), "paddle": ("paddlepaddle",), "paddle-variants": ("paddlepaddle",)}

@@ -8,6 +8,7 @@ case's NumPy arrays.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -68,6 +69,9 @@ class FrameworkAdapter(PinnedAdapter):
     REPRO_COMPILE: str = ""
     REPRO_OUTSIDE: tuple = ()   # text of call lines that stay outside the compiled function (tf.Variable()
     #                             is made before a tf.function, as tf.function requires)
+    # A mode whose compiled function hands its in-place writes back as values (execution.functional): its
+    # repro returns each input the body writes through and rebinds it, as the rows read it.
+    FUNCTIONAL_MODE: bool = False
 
     @property
     def ops(self) -> tuple:
@@ -141,7 +145,7 @@ class FrameworkAdapter(PinnedAdapter):
             return f"{R.header_comment(case)}\n# not applicable to {self.name}: it has no mapping for {case.op}\n"
         call, after, show, outputs = row.repro(case, convert.call_args(case))
         if self.REPRO_COMPILE:
-            call = compiled_call(case, call, outputs, self.REPRO_COMPILE, self.REPRO_OUTSIDE)
+            call = compiled_call(case, call, outputs, self.REPRO_COMPILE, self.REPRO_OUTSIDE, self.FUNCTIONAL_MODE)
         return R.compose(case, expectation, title=self.native_api(case.op, case), imports=list(self.REPRO_IMPORTS),
                          setup=list(self.REPRO_SETUP),
                          inputs=R.input_lines(case, self.tensor_maker(self.construction),
@@ -149,15 +153,18 @@ class FrameworkAdapter(PinnedAdapter):
                          call=call, after=after, show=show, outputs=outputs)
 
 
-def compiled_call(case, call, outputs, compile_expr, outside=()) -> list:
+def compiled_call(case, call, outputs, compile_expr, outside=(), functional=False) -> list:
     """A repro's call lines as the body of one compiled function of the case's inputs, as a compiled
-    mode runs them: the outputs the lines (re)bind come back out of it; lines holding any text of
-    `outside` run before it."""
+    mode runs them: the outputs the lines (re)bind come back out of it, and in a `functional` mode each
+    input they write through (`t[...] = `, `t.method_(`); lines holding any text of `outside` run before it."""
     before = [line for line in call if any(t in line for t in outside)]
     body = [line for line in call if line not in before]
     inputs = list(case.inputs)
     # what the body (re)binds comes back out; set_'s outputs are read after the call, outside it
     bound = [n for n in outputs if any(line.startswith((f"{n} = ", f"{n}, ")) for line in body)]
+    if functional:
+        bound += [n for n in inputs if n not in bound
+                  and any(re.search(rf"(^|\W){re.escape(n)}(\[.*\] = |\.\w+_\()", line) for line in body)]
     back = ", ".join(bound) + ("," if len(bound) == 1 else "")
     return [*before, f"def call({', '.join(inputs)}):   # compiled with {compile_expr}, as the mode runs it",
             *(f"    {line}" for line in body), f"    return {back or 'None'}",

@@ -13,15 +13,18 @@ that merely lists adapters must not pay that.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
+import shutil
+import tempfile
 
 import numpy as np
 
 from contract.dtypes import is_float, is_number, to_dtype
 
-from . import convert, repro as R, threads
+from . import convert, execution, repro as R, threads
 from .base import RETURNED, Outcome
 from .mapping import FrameworkAdapter, OpMap
 from .convert import from_ms, ms_dtype, to_ms
@@ -106,43 +109,105 @@ class MindsporeVariantAdapter(MindsporeAdapter):
                 "ops.scatter has no in-place form; inplace=True cases are mindspore's (Tensor.scatter_)",)
 
 
+class MindsporeGraphAdapter(MindsporeAdapter):
+    """mindspore's rows with each framework call compiled by `mindspore.jit` (graph mode, its default AST
+    parser; adapters/execution.py): the tensors are the compiled function's arguments, keys and Python scalars
+    constants of its body.  A graph takes its arguments as values: an in-place write to a Tensor argument
+    reaches the caller only in what the function returns, so the row reads it there, as a user of the mode
+    writes `t = jit(f)(t)` (a Parameter argument is written in place, as the mode documents).  A compiled
+    mode, held to `mindspore`'s answer by the mode-consistency gate."""
+    name = "mindspore-graph"
+    execution = "mindspore CPU, each call compiled by mindspore.jit (graph mode, AST parser), synchronous kernel launches"
+    constructions = (convert.TENSOR,)
+    layouts = ()        # its eager twin's to check (adapters/layouts.py)
+    REPRO_COMPILE = "mindspore.jit"
+    # made before the compiled function, as the rows make them: the Parameter, a Storage, a view over one
+    REPRO_OUTSIDE = ("Parameter(", "untyped_storage()", "base = source", "np.zeros(0)")
+    FUNCTIONAL_MODE = True
+
+    def setup(self) -> None:
+        # a graph that fails to compile dumps its IR (rank_0/om/analyze_fail.ir) into the working directory
+        # unless told another place: the user's checkout is not one
+        if "MS_OM_PATH" not in os.environ:
+            os.environ["MS_OM_PATH"] = dumps = tempfile.mkdtemp(prefix="conform-mindspore-graph-")
+            atexit.register(shutil.rmtree, dumps, True)
+        super().setup()
+
+    def compiler(self):
+        ms = self.framework()
+        return execution.functional(lambda fn: ms.jit(fn, capture_mode="ast"))
+
+
 # ---- one row per op: the call on mindspore's own tensors, read back from the original objects ------------
+# Each framework call is wrapped in execution.call (compiled in mindspore-graph) as a `def` of its own, the
+# form the graph mode's parser takes (an inline lambda it refuses), and returns its in-place operands, which a
+# graph hands back as values (execution.written).
 
 def _setitem(ms, a):
-    a.target[a.key] = a.value
-    return Outcome.returned(target=from_ms(a.target))
+    key = a.key
+
+    def assign(target, value):
+        target[key] = value
+        return target
+    target = execution.call(assign, a.target, a.value)
+    return Outcome.returned(target=from_ms(execution.written(a.target, target)))
 
 
 def _clip_with(name):
     def run(ms, a):
+        clamp = getattr(ms.ops, name)
+
         def element(v, dt):
             return ms.Tensor(v, dtype=ms_dtype(dt))
-        out = getattr(ms.ops, name)(a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
+
+        def clip(x, lo, hi):
+            return clamp(x, lo, hi)
+        out = execution.call(clip, a.x, convert.bound(a, "min", element), convert.bound(a, "max", element))
         return Outcome.returned(out=from_ms(out), x=from_ms(a.x))
     return run
 
 
 def _scatter(ms, a):
+    dim = a.dim
     if a.inplace:
-        out = a.input.scatter_(a.dim, a.index, a.src_or_value)
-    elif a.src is not None:
-        out = ms.ops.tensor_scatter_elements(a.input, a.index, a.src, axis=a.dim)
-    else:
+        def scatter_(input_, index, src):
+            out = input_.scatter_(dim, index, src)
+            return out, input_
+        out, written = execution.call(scatter_, a.input, a.index, a.src_or_value)
+        return Outcome.returned(out=from_ms(out), input=from_ms(execution.written(a.input, written)))
+    if a.src is None:
         return Outcome.not_applicable(
             "ops.tensor_scatter_elements takes no scalar value (mindspore-variants runs ops.scatter)")
+
+    def scatter(input_, index, src):
+        return ms.ops.tensor_scatter_elements(input_, index, src, axis=dim)
+    out = execution.call(scatter, a.input, a.index, a.src)
     return Outcome.returned(out=from_ms(out), input=from_ms(a.input))
 
 
 def _scatter_variant(ms, a):
     if a.inplace:
         return Outcome.not_applicable("ops.scatter is out of place (mindspore runs Tensor.scatter_)")
-    out = ms.ops.scatter(a.input, a.dim, a.index, a.src_or_value)
+    dim = a.dim
+
+    def scatter(input_, index, src):
+        return ms.ops.scatter(input_, dim, index, src)
+    out = execution.call(scatter, a.input, a.index, a.src_or_value)
     return Outcome.returned(out=from_ms(out), input=from_ms(a.input))
 
 
 def _scatter_nd_add(ms, a):
+    # a Parameter, as the API asks, made outside the call: a graph writes a Parameter argument in place
     x = ms.Parameter(a.x, name="x")
-    out = ms.ops.scatter_nd_add(x, a.indices, a.updates, *((a.use_locking,) if a.lock_given else ()))
+    if a.lock_given:
+        use_locking = a.use_locking
+
+        def add(x, indices, updates):
+            return ms.ops.scatter_nd_add(x, indices, updates, use_locking)
+    else:
+        def add(x, indices, updates):
+            return ms.ops.scatter_nd_add(x, indices, updates)
+    out = execution.call(add, x, a.indices, a.updates)
     return Outcome.returned(out=from_ms(out), x=from_ms(x))
 
 
@@ -150,9 +215,13 @@ def _set_(ms, a):
     if a.other_device and a.kind != "none":
         # mindspore places tensors on the device set with set_device; this machine has only the CPU
         return Outcome.not_applicable("mindspore has no second device on this CPU-only machine")
-    target = a.target
     source, reread = convert.set_source(a, lambda b: b.untyped_storage(), _ms_view)
-    target.set_(*(() if source is None else (source,)), **a.kwargs)
+    kwargs = a.kwargs
+
+    def set_(target, *source):
+        target.set_(*source, **kwargs)
+        return target
+    target = execution.written(a.target, execution.call(set_, a.target, *(() if source is None else (source,))))
     why = convert.unreadable(target.shape)
     if why:
         return Outcome(RETURNED, message=f"set_ returned; self not read back: {why}")

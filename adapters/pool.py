@@ -38,7 +38,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
-from . import proctree, sandbox, threads, wire
+from . import compile_cache, proctree, sandbox, threads, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo, load, resolve
@@ -221,10 +221,16 @@ class WorkerHandle:
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
         env["TMPDIR"] = self._cwd       # the one folder (with its work/) a sandboxed worker may write
+        cache = compile_cache.folder(self.spec, os.environ)    # its own, kept between runs; none for the rest
+        env.pop(compile_cache.ENV, None)
+        env.pop(compile_cache.FOLDER_ENV, None)
+        if cache:
+            env[compile_cache.FOLDER_ENV] = cache
         # The keeper forks the worker with these arguments and takes down whatever it leaves behind.
         cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid())]
         if sandbox.mode()[0] == "bubblewrap":
-            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._cwd, work, os.environ))]
+            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._cwd, work, os.environ,
+                                                                      writable=(cache,) if cache else ()))]
         cmd += [self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]

@@ -13,8 +13,10 @@ GROUP = "tensor_conformance.adapters"
 BUILTIN = {
     "oracle": "adapters.oracle_adapter:OracleAdapter",
     "torch": "adapters.torch_adapter:TorchAdapter",
+    "torch-compile": "adapters.torch_adapter:TorchCompileAdapter",
     "mindspore": "adapters.mindspore_adapter:MindsporeAdapter",
     "mindspore-variants": "adapters.mindspore_adapter:MindsporeVariantAdapter",
+    "mindspore-graph": "adapters.mindspore_adapter:MindsporeGraphAdapter",
     "pypto": "adapters.pypto_adapter:PyptoAdapter",
     "jax": "adapters.jax_adapter:JaxAdapter",
     "jax-jit": "adapters.jax_adapter:JaxJitAdapter",
@@ -31,7 +33,7 @@ BUILTIN = {
 # The compiled execution modes among them, each with its eager twin: the mode-consistency gate
 # (suites/modes.py) holds a mode to its twin's answer case by case.  Decided here, from the spec the
 # harness was given, so no candidate can pick the adapter it is compared with.
-MODES = {"jax-jit": "jax", "tensorflow-function": "tensorflow"}
+MODES = {"torch-compile": "torch", "mindspore-graph": "mindspore", "jax-jit": "jax", "tensorflow-function": "tensorflow"}
 
 
 def eager_twin(spec: str) -> str:

@@ -90,12 +90,13 @@ def describe() -> str:
     return "sandboxed by bubblewrap" if name == "bubblewrap" else f"not sandboxed: {why}"
 
 
-def bwrap_prefix(scratch: str, workdir: str, environ) -> list:
-    """The bwrap command line (up to `--`) a worker is started under, writable `scratch`, cwd `workdir`."""
+def bwrap_prefix(scratch: str, workdir: str, environ, writable=()) -> list:
+    """The bwrap command line (up to `--`) a worker is started under, writable `scratch` and the folders of
+    `writable` (the harness's choice: adapters/compile_cache.py), cwd `workdir`."""
     name, bwrap = mode()
     assert name == "bubblewrap", "bwrap_prefix without bubblewrap"
     cmd = [bwrap, *_BWRAP_FLAGS, "--bind", scratch, scratch]
-    for folder in environ.get(WRITABLE_ENV, "").split(os.pathsep):
+    for folder in (*writable, *environ.get(WRITABLE_ENV, "").split(os.pathsep)):
         if folder.strip() and os.path.isdir(folder.strip()):
             cmd += ["--bind", os.path.abspath(folder.strip()), os.path.abspath(folder.strip())]
     return cmd + ["--chdir", workdir, "--"]

@@ -10,11 +10,12 @@
 """
 from __future__ import annotations
 
+import os
 import warnings
 
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
-from . import convert, execution, repro as R, set_readback
+from . import compile_cache, convert, execution, repro as R, set_readback
 from .convert import from_torch, is_bf16, to_torch, torch_dtype
 from .layouts import LAYOUTS
 
@@ -184,11 +185,9 @@ TorchAdapter.REPRO_SETUP = tuple(TO_NUMPY)
 class TorchCompileAdapter(TorchAdapter):
     """The same rows, each framework call compiled by `torch.compile` (inductor on the CPU, C++ kernels
     built with the g++ that scripts/setup.sh installs; adapters/execution.py): the tensors are the compiled
-    function's arguments, keys and Python scalars constants of its body.
-
-    Not yet a built-in (adapters/registry.py): run it as `adapters.torch_adapter:TorchCompileAdapter`.  Its
-    expectations file and the mode gate against `torch` come with the built-in, once its cold cost fits a
-    run (about 1.2 s of C++ build per new graph on a 2-core machine, 0.1 s from inductor's cache)."""
+    function's arguments, keys and Python scalars constants of its body.  A compiled mode, held to `torch`'s
+    answer by the mode-consistency gate (adapters/registry.py, MODES); its kernels are kept between runs in
+    the folder the harness gives it (adapters/compile_cache.py)."""
     name = "torch-compile"
     execution = "torch CPU build, each call compiled by torch.compile (inductor, dynamic shapes)"
     constructions = (convert.TENSOR,)
@@ -196,6 +195,11 @@ class TorchCompileAdapter(TorchAdapter):
     REPRO_COMPILE = "torch.compile(dynamic=True)"
 
     def setup(self) -> None:
+        # inductor's kernels in the folder the harness keeps for this mode (adapters/compile_cache.py), read
+        # by inductor when it first compiles; without one (in-process too), in the temporary folder
+        kept = os.environ.get(compile_cache.FOLDER_ENV, "")
+        if kept:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = kept
         super().setup()
         import torch._dynamo
         # Every case is a new body for one compiled function (execution.call): past the limit dynamo
@@ -205,5 +209,11 @@ class TorchCompileAdapter(TorchAdapter):
 
     def compiler(self):
         torch = self.framework()
-        # dynamic shapes from the first call: no graph depends on which case a worker happened to run first
+        # Each case compiles from a fresh start, as a program that compiles this call once: dynamo's
+        # in-process caches would hand a case the graphs and guards an earlier case of the same worker left,
+        # and its answer (an error's class, an assertion of inductor's own) would depend on which cases that
+        # worker ran before (measured: 57 of 3271 answers changed between two runs).  Inductor's kernels on
+        # disk (adapters/compile_cache.py) are keyed on their source and are built the same either way.
+        torch._dynamo.reset()
+        # dynamic shapes from the first call, as with every case compiled first
         return lambda fn: torch.compile(fn, dynamic=True)

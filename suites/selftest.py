@@ -3,8 +3,10 @@
 Each mutant runs in this process (they are our own, not hostile) on its op's cases
 only; the oracle's Expectation is computed once per case and the judge decides each
 outcome, exactly as for any candidate.  A mutant is killed by a case whose verdict
-is divergent (contract.vocabulary.DIVERGENT); a kill resting on fewer than
-FRAGILE_BELOW cases is fragile: one edit of the corpus could lose it.
+is divergent (contract.vocabulary.DIVERGENT), or, for a mutant of a compiled mode
+(`Mutant.compiled`), whose answer differs from its eager twin's, the oracle adapter's
+(the mode-consistency gate; counted as MODE_INCONSISTENT); a kill resting on fewer
+than FRAGILE_BELOW cases is fragile: one edit of the corpus could lose it.
 
 `selftest()` returns the report as plain data (docs/CLI.md, `conform selftest`):
 selftest.json is that dict, reports/selftest.py lays it out as HTML.
@@ -22,6 +24,7 @@ from .judge import judge
 
 SCHEMA = 1
 FRAGILE_BELOW = 3       # a kill on fewer cases than this is fragile
+MODE_INCONSISTENT = "mode-inconsistent"     # a kill by the mode-consistency gate, counted as a verdict
 EXAMPLES_KEPT = 3       # killing cases named per mutant (the first ones, in corpus order)
 
 
@@ -114,20 +117,34 @@ def _kills(mutant, cases, expectations) -> dict:
         with np.errstate(all="ignore"):     # inf - inf in a mutated sum is the mutant's business, not a warning
             outcome = mutant.run(case)
         v = judge(case, expectations[case.id], outcome, mutant)
-        if v.verdict not in DIVERGENT:
+        expected, verdict = v.expected, v.verdict if v.verdict in DIVERGENT else ""
+        twin = "" if verdict else _twin_differs(mutant, case, expectations[case.id], v)
+        if twin:
+            expected, verdict = f"its eager twin's answer: {twin}", MODE_INCONSISTENT
+        if not verdict:
             continue
         kills += 1
-        verdicts[v.verdict] += 1
+        verdicts[verdict] += 1
         for c in v.clauses:
-            clauses[c][v.verdict] += 1
+            clauses[c][verdict] += 1
         if len(examples) < EXAMPLES_KEPT:
             examples.append({"case_id": case.id, "label": case.label, "origin": case.origin,
-                             "verdict": v.verdict, "outcome": v.outcome, "expected": v.expected})
+                             "verdict": verdict, "outcome": v.outcome, "expected": expected})
     return {"cases": len(cases), "kills": kills, "killed": kills > 0, "fragile": 0 < kills < FRAGILE_BELOW,
             "verdicts": dict(sorted(verdicts.items())),
             "clauses": {c: {"cases": sum(n.values()), "verdicts": dict(sorted(n.items()))}
                         for c, n in sorted(clauses.items())},
             "examples": examples}
+
+
+def _twin_differs(mutant, case, expectation, v) -> str:
+    """For a compiled-mode mutant, its eager twin's (the unmutated oracle adapter's) outcome where the two
+    answers differ, else "": what the mode-consistency gate (suites/modes.py) fails, on open inputs too."""
+    if not getattr(mutant, "compiled", False):
+        return ""
+    with np.errstate(all="ignore"):
+        twin = judge(case, expectation, mutant.oracle(case), mutant)
+    return twin.outcome if twin.answer != v.answer else ""
 
 
 def _summary(k: dict) -> dict:

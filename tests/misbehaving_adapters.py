@@ -665,3 +665,16 @@ class DeclaresItsExclusions(HidesFailuresAsNotApplicable):
 class MalformedExclusion(GoodClip):
     name = "malformed-exclusion"
     excludes = ("clip/not-applicable/* ~ (a+)+b :: a regex that could backtrack",)
+
+
+class CacheSeeker(GoodClip):
+    """A candidate that looks for a compile-cache folder the harness keeps for a shipped mode: it raises
+    (an unexpected-error, not a pass) when its environment names one or the user's root of them
+    (adapters/compile_cache.py)."""
+    name = "cache-seeker"
+
+    def run(self, case):
+        given = {k: v for k, v in os.environ.items() if k.startswith("CONFORM_COMPILE_CACHE")}
+        if given:
+            raise RuntimeError(f"given a compile cache: {given}")
+        return super().run(case)

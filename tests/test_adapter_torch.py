@@ -272,3 +272,18 @@ def test_compiled_rows_stay_compiled_past_dynamos_recompile_limit():
     assert answers == [RETURNED] * 12, f"actual {answers}, expected 12 returned: a compiled call fell back to eager"
     text = compiled.repro(case)
     assert "torch.compile(dynamic=True)(call)(x)" in text, text
+
+
+def test_each_compiled_case_compiles_from_a_fresh_start():
+    # dynamo's in-process caches would hand a case the graph an earlier case of the worker compiled, and the
+    # answer would depend on the cases run before (57 of 3271 answers moved between two runs without this):
+    # the same case run three times traces three graphs
+    import torch._dynamo.utils as dynamo_utils
+    from adapters.torch_adapter import TorchCompileAdapter
+    compiled = TorchCompileAdapter()
+    compiled.setup()
+    case = Case("clip", {"x": np.ones(3, np.float32)}, {"max": {"kind": "float", "value": 0.5}})
+    before = dynamo_utils.counters["stats"]["unique_graphs"]
+    for _ in range(3):
+        assert compiled.run(case).kind == RETURNED
+    assert dynamo_utils.counters["stats"]["unique_graphs"] - before == 3, dict(dynamo_utils.counters["stats"])

@@ -1,4 +1,5 @@
 """The judge: every verdict of docs/DESIGN.md from hand-made Expectations (derived from the clauses) and Outcomes."""
+import json
 import math
 
 import numpy as np
@@ -179,6 +180,15 @@ def test_large_arrays_are_not_copied_into_the_verdict():
     big = np.zeros(5000, np.int32)
     v = _one(big, big + 1)
     assert v.verdict == "value-mismatch" and v.expected_values == {} and len(v.mismatch["indices"]) == 10
+
+
+def test_an_empty_array_with_a_dim_the_results_reader_refuses_is_not_copied_into_the_verdict():
+    # set_ may declare self of shape [0, 2**40]: written into a failing record, the reader would refuse the
+    # whole results file (contract/codec.py's dim limit), and the report with it
+    from contract.results import case_record, check_record
+    v = _one(np.zeros((0, 2 ** 40), np.float32), np.zeros((0,), np.float32))
+    assert v.verdict == "value-mismatch" and "out" in v.actual_values
+    assert check_record(json.loads(json.dumps(case_record("r", v, CASE))))["verdict"] == "value-mismatch"
 
 
 def test_assert_conforms_message_reads_actual_expected_call_repro():

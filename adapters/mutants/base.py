@@ -29,6 +29,10 @@ class Mutant(OracleAdapter):
     # A mutant whose bug only a non-default layout shows declares `layouts` (adapters/layouts.py) and the
     # one its witness needs; the others' witnesses run in the default layout.
     witness_layout = ""
+    # A mutant of a compiled mode whose bug lies where the documents leave the answer open declares
+    # `compiled`: its eager twin is the unmutated oracle adapter, and what kills it is the mode-consistency
+    # gate (suites/modes.py): a case where its answer differs from the twin's, whatever the judge admits.
+    compiled = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

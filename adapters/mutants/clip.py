@@ -256,3 +256,24 @@ class Int32ClippedInFloat32(_ClipMutant):
             return outcome
         with np.errstate(all="ignore"):
             return with_arrays(outcome, out=out.astype(F32).astype(I32))
+
+
+class CompiledWrapsBound(_ClipMutant):
+    """Compiled, an int bound x's dtype cannot hold wraps into it (2**31 -> -2**31 in int32); eager refuses it."""
+
+    compiled = True     # CL-GAP-CAST leaves such a bound open: alone it conforms, beside its eager twin it does not
+
+    @classmethod
+    def witness(cls):
+        return _case("max 2**31 on int32", np.array([-7, 3, 9], I32), None, _scalar(2 ** 31))
+
+    def call(self, case):
+        x = case.inputs["x"]
+        if x.dtype.kind not in "iu":
+            return self.oracle(case)
+        info, wrapped = np.iinfo(x.dtype), {}
+        for name, p in case.params.items():
+            if isinstance(p, dict) and p.get("kind") == "int" and not info.min <= p["value"] <= info.max:
+                span = int(info.max) - int(info.min) + 1
+                wrapped[name] = {**p, "value": (p["value"] - int(info.min)) % span + int(info.min)}
+        return self.oracle(replace(case, params=wrapped) if wrapped else case)

@@ -1,0 +1,52 @@
+"""Where a shipped compiled mode keeps its compiled kernels between runs (docs/DESIGN.md, "Execution modes").
+
+A compiled mode pays for each new graph once per process (torch.compile: about a second of C++ build);
+in a worker's scratch folder, which goes with the worker, every run and every restarted worker pays again.
+So the harness gives each adapter of CACHED a folder of its own that outlives the run:
+$CONFORM_COMPILE_CACHE/<adapter name> (default $XDG_CACHE_HOME/tensor-conformance/compile, or
+~/.cache/...; "off": none, every worker compiles from nothing).  The worker finds its folder in
+CONFORM_COMPILE_CACHE_FOLDER (FOLDER_ENV; the user's CONFORM_COMPILE_CACHE is not passed on), and a sandboxed
+one may write there and nowhere else outside its scratch folder.
+
+Which adapters get one is decided here from the spec the harness was given, never by the candidate: a
+candidate's folder would be state it carries from one run into the next, and a folder shared between two
+adapters would let one write what the other loads.  The framework's own cache keys its entries on the
+graph, the inputs' types, its config and its version, so a kept entry gives the kernel a fresh build would.
+Standard library only (the pool imports it before any framework).
+"""
+from __future__ import annotations
+
+import os
+
+ENV = "CONFORM_COMPILE_CACHE"                   # the user's: the root folder, or "off"
+FOLDER_ENV = "CONFORM_COMPILE_CACHE_FOLDER"     # the harness's to one worker: that adapter's own folder
+CACHED = ("torch-compile",)     # shipped modes whose framework keeps a compile cache in a folder
+
+
+def root(environ) -> str:
+    """The folder holding every adapter's compile cache, or "" where the user turned it off."""
+    given = environ.get(ENV, "").strip()
+    if given.lower() == "off":
+        return ""
+    if given:
+        return os.path.abspath(os.path.expanduser(given))
+    xdg = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "tensor-conformance", "compile")
+
+
+def folder(spec: str, environ) -> str:
+    """The compile-cache folder of the adapter `spec` names (made if missing), or "" for none: an adapter
+    not in CACHED, a cache turned off, or a folder that cannot be made (the run then compiles anew)."""
+    from .registry import shipped_name, split_construction
+    name = shipped_name(spec)
+    base = root(environ)
+    if name not in CACHED or split_construction(spec)[1] or not base:
+        return ""
+    path = os.path.join(base, name)
+    try:
+        if os.path.islink(path):
+            return ""
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        return path if os.access(path, os.W_OK) else ""
+    except OSError:
+        return ""

@@ -1,0 +1,91 @@
+"""The compile cache a shipped compiled mode keeps between runs (adapters/compile_cache.py): the harness
+decides who gets one, from the spec it was given; no candidate gets one, reads its path, or writes one."""
+import os
+import shutil
+
+import pytest
+
+from adapters import compile_cache, sandbox
+from conform import runner
+from contract.results import iter_records
+
+from bad_adapters import clip_case, write_corpus
+from misbehaving_adapters import HARNESS_ENV, TARGETS_ENV
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    d = tmp_path / "compile-cache"
+    monkeypatch.setenv(compile_cache.ENV, str(d))
+    return d
+
+
+def labelled(path):
+    return {r["case"]["label"]: r for r in iter_records(path) if r["record"] == "case"}
+
+
+@pytest.mark.parametrize("spec", ["torch-compile", "adapters.torch_adapter:TorchCompileAdapter"])
+def test_a_shipped_compiled_mode_gets_a_folder_of_its_own(root, spec):
+    assert compile_cache.folder(spec, os.environ) == str(root / "torch-compile")
+    assert (root / "torch-compile").is_dir()
+
+
+@pytest.mark.parametrize("spec", ["torch", "jax", "misbehaving_adapters:CacheSeeker", "torch-compile@from_numpy",
+                                  # a candidate subclassing the shipped mode, or naming itself after it
+                                  "tests.spy_adapter:TorchCompileAdapter", "adapters.torch_adapter:TorchAdapter"])
+def test_refuses_a_folder_to_anything_else(root, spec):
+    assert compile_cache.folder(spec, os.environ) == ""
+    assert not root.exists()
+
+
+def test_off_and_a_folder_that_is_a_link_give_none(root, monkeypatch, tmp_path):
+    monkeypatch.setenv(compile_cache.ENV, "off")
+    assert compile_cache.folder("torch-compile", os.environ) == ""
+    monkeypatch.setenv(compile_cache.ENV, str(root))
+    root.mkdir()
+    (root / "torch-compile").symlink_to(tmp_path)       # planted: the worker would write where it points
+    assert compile_cache.folder("torch-compile", os.environ) == ""
+
+
+def test_the_default_is_under_the_users_cache_folder(monkeypatch, tmp_path):
+    monkeypatch.delenv(compile_cache.ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert compile_cache.root(os.environ) == str(tmp_path / "tensor-conformance" / "compile")
+
+
+def test_refuses_a_candidate_the_folders_path_and_a_write_into_it(root, tmp_path, monkeypatch):
+    if sandbox.mode()[0] != "bubblewrap":
+        pytest.skip(f"workers are not sandboxed here ({sandbox.mode()[1]}): any folder is writable")
+    kept = root / "torch-compile"
+    kept.mkdir(parents=True)
+    (kept / "entry").write_text("a kernel")
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("vandalise"), clip_case("ok", x=[0.0, 7.0, 3.0])])
+    monkeypatch.setenv(TARGETS_ENV, os.pathsep.join([str(kept / "entry"), str(kept / "planted"), str(root / "x")]))
+    monkeypatch.setenv(HARNESS_ENV, str(os.getpid()))
+    out = tmp_path / "out"
+    runner.run(["misbehaving_adapters:Vandal", "misbehaving_adapters:CacheSeeker"], corpus=str(corpus),
+               out_dir=str(out))
+    got = {(r["adapter"], r["case"]["label"]): r for r in iter_records(out / "results.jsonl") if r["record"] == "case"}
+    assert got[("vandal", "vandalise")]["verdict"] == "pass", got[("vandal", "vandalise")]["outcome"]
+    assert got[("cache-seeker", "ok")]["verdict"] == "pass", got[("cache-seeker", "ok")]["outcome"]
+    assert sorted(os.listdir(kept)) == ["entry"] and (kept / "entry").read_text() == "a kernel"
+    assert sorted(os.listdir(root)) == ["torch-compile"]
+
+
+def test_torch_compile_keeps_its_kernels_between_runs_and_answers_alike(root, tmp_path):
+    pytest.importorskip("torch")
+    if shutil.which("g++") is None:
+        pytest.skip("no C++ compiler: inductor cannot build kernels (scripts/setup.sh installs g++)")
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("a", x=[0.5, 7.0, 3.0], lo=1.0, hi=5.0)])
+    answers = []
+    for i in range(2):
+        runner.run(["torch-compile"], corpus=str(corpus), out_dir=str(tmp_path / f"out{i}"))
+        rec = labelled(tmp_path / f"out{i}" / "results.jsonl")["a"]
+        assert rec["verdict"] == "pass", rec["outcome"]
+        answers.append(rec["answer"])
+        if i == 0:
+            kept = {p.relative_to(root) for p in root.rglob("*") if p.is_file()}
+            assert any(p.parts[1] == "fxgraph" for p in kept), f"no graph kept under {root}: {sorted(kept)[:10]}"
+    assert answers[0] == answers[1]
