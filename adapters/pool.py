@@ -172,6 +172,7 @@ class WorkerHandle:
         self._queue = deque()             # _Items sent or waiting to be sent, oldest first
         self._ready = deque()             # outcomes read early (while waiting for a repro), in order
         self._last_reply = 0.0
+        self._answered = 0                # cases the current worker answered: a crash after one may not be its case's
         _sweep_orphans()
         self._cwd = tempfile.mkdtemp(prefix=f"conform-worker-{os.getpid()}-")
         try:
@@ -312,6 +313,7 @@ class WorkerHandle:
             began = time.monotonic()
             self._stop()
             self._start()
+            self._answered = 0
             self.restarts += 1
             self.restart_s += time.monotonic() - began
 
@@ -452,7 +454,14 @@ class WorkerHandle:
                              message=f"no answer within {item.limit:g} s; worker killed")
             return self._lost(item, result)
         if reply is None:
-            return self._lost(item, self._crashed())
+            crashed = self._crashed()
+            died = crashed.message.startswith(("worker killed by signal", "worker exited with status"))
+            if died and item.kind == "run" and self._answered and not item.confirming:
+                # The worker had run other cases: one of them may have corrupted its memory (a write past a
+                # storage's end) and this case only met the damage.  A crash is the case's own when a fresh
+                # worker, whose first case it is, dies on it too; otherwise the fresh answer is its answer.
+                return self._confirm(item)
+            return self._lost(item, crashed)
         want = "outcome" if item.kind == "run" else "repro"
         if reply.get("type") != want or reply.get("id") != item.case_id:
             self._garbled = (f"it sent a {str(reply.get('type'))[:20]!r} reply for case {str(reply.get('id'))[:20]!r} "
@@ -460,6 +469,7 @@ class WorkerHandle:
             return self._lost(item, self._crashed())
         self._queue.popleft()
         self._last_reply = time.monotonic()
+        self._answered += 1
         self._pump()
         arrays = reply.pop("_arrays")
         if item.kind == "repro":
@@ -483,6 +493,16 @@ class WorkerHandle:
         self._last_reply = 0.0
         if self._queue:
             self._pump()
+
+    def _confirm(self, item):
+        # the crashed head goes first to a fresh worker, with everything queued behind it
+        item.confirming = True
+        self._stop()
+        for other in self._queue:
+            other.sent_at = None
+        self._last_reply = 0.0
+        self._pump()
+        return self._next_reply()
 
     def _lost(self, item, outcome):
         # The worker is gone: the head case gets the outcome, the rest go to a fresh worker.
@@ -611,6 +631,7 @@ class _Item:
     data: bytes                     # the encoded request
     limit: float                    # seconds the worker gets once it starts on it
     sent_at: Optional[float] = None
+    confirming: bool = False        # sent again, first to a fresh worker, after a crash of a worker that had run others
 
 
 def _worker_path(python) -> list:

@@ -62,6 +62,20 @@ class Segfault(_Clip):
         return GoodClip.run(self, case)
 
 
+class Damaged(_Clip):
+    """Answers a 'damage' case cleanly but leaves its worker broken, as a kernel that wrote past a buffer's end
+    does: every later case of that worker dies by SIGSEGV.  In a fresh worker any other case passes."""
+    name = "damaged"
+    broken = False
+
+    def run(self, case):
+        if "damage" in case.label:
+            Damaged.broken = True
+        elif Damaged.broken or "crash" in case.label:
+            ctypes.string_at(0)
+        return GoodClip.run(self, case)
+
+
 class Hang(_Clip):
     name = "hang"
 

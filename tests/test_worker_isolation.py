@@ -53,6 +53,21 @@ def test_segfault_is_a_crash_with_the_signal_and_the_worker_restarts(handles):
     assert h.restarts >= 1
 
 
+def test_refuses_to_blame_a_case_for_a_crash_an_earlier_case_of_the_worker_caused(handles):
+    # 'damage' breaks the worker and returns; the next cases die in it.  Each crash is sent again, first to a
+    # fresh worker: there 'victim' passes, and only a case that also kills a fresh worker is a crash
+    h = handles("Damaged")
+    for label in ("damage", "victim", "damage", "also a victim"):
+        h.submit(clip_case(label))
+    outs = [h.collect() for _ in range(4)]
+    assert [o.kind for o in outs] == [RETURNED] * 4, [(o.kind, o.message) for o in outs]
+    assert h.restarts == 2, h.restarts
+    h.run(clip_case("damage"))
+    own = h.run(clip_case("crash"))
+    assert (own.kind, own.signal) == (CRASHED, signal.SIGSEGV), own
+    assert _verdict(h, clip_case("after")).verdict == "pass"
+
+
 def test_hang_is_a_timeout_and_the_next_case_runs(handles):
     h = handles("Hang", case_timeout=1.0)
     t0 = time.monotonic()
@@ -197,7 +212,7 @@ def test_pipelined_cases_keep_order_through_a_crash_a_hang_and_a_repro(handles):
         seg.submit(clip_case(label))
     got = [seg.collect() for _ in labels]
     assert [o.kind for o in got] == [RETURNED, CRASHED, RETURNED, RETURNED, CRASHED, RETURNED]
-    assert seg.restarts == 2
+    assert seg.restarts == 4        # each crash after other cases is confirmed first in a fresh worker
     labels = ["a", "hang", "b"]
     for label in labels:
         hang.submit(clip_case(label, x=[1.0, float(len(label))]))
