@@ -497,11 +497,7 @@ class WorkerHandle:
     def _confirm(self, item):
         # the crashed head goes first to a fresh worker, with everything queued behind it
         item.confirming = True
-        self._stop()
-        for other in self._queue:
-            other.sent_at = None
-        self._last_reply = 0.0
-        self._pump()
+        self._recycle()
         return self._next_reply()
 
     def _lost(self, item, outcome):
