@@ -276,4 +276,4 @@ class CompiledWrapsBound(_ClipMutant):
             if isinstance(p, dict) and p.get("kind") == "int" and not info.min <= p["value"] <= info.max:
                 span = int(info.max) - int(info.min) + 1
                 wrapped[name] = {**p, "value": (p["value"] - int(info.min)) % span + int(info.min)}
-        return self.oracle(replace(case, params=wrapped) if wrapped else case)
+        return self.oracle(replace(case, params={**case.params, **wrapped}) if wrapped else case)
