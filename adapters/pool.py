@@ -173,6 +173,9 @@ class WorkerHandle:
         self._ready = deque()             # outcomes read early (while waiting for a repro), in order
         self._last_reply = 0.0
         self._answered = 0                # cases the current worker answered: a crash after one may not be its case's
+        # While it waits for a reply the harness looks at the worker's tree every RSS_POLL_S: how often, and how
+        # often a thread of it was computing (the scheduler's measure of a worker that sleeps: suites/scheduler.py)
+        self.looks = [0, 0]
         _sweep_orphans()
         self._cwd = tempfile.mkdtemp(prefix=f"conform-worker-{os.getpid()}-")
         try:
@@ -361,7 +364,10 @@ class WorkerHandle:
                 if select.select([self._rfd], [], [], 0)[0]:
                     break
                 return None
-            rss = proctree.rss_mb([self.proc.pid, *proctree.descendants(self.proc.pid)])
+            tree = [self.proc.pid, *proctree.descendants(self.proc.pid)]
+            rss = proctree.rss_mb(tree)
+            self.looks[0] += 1
+            self.looks[1] += proctree.runnable(tree)
             if rss > RSS_LIMIT_MB:
                 self._why = (signal.SIGKILL, f"worker killed: resident memory {rss} MB of its process tree "
                                              f"passed the limit of {RSS_LIMIT_MB} MB (CONFORM_WORKER_RSS_MB)")

@@ -92,6 +92,24 @@ def kill_all(pids) -> None:
             pass
 
 
+def runnable(pids) -> bool:
+    """Whether a thread of these processes is running or waiting for a core (state R): a process tree that
+    computes, however many others share the cores, and not one asleep (S) or in the kernel (D)."""
+    for p in pids:
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split(None, 1)[0] == "R":
+                        return True
+            except (OSError, IndexError):
+                continue
+    return False
+
+
 def rss_mb(pids) -> int:
     """Resident memory of these processes together, in MB (0 for the gone, or without /proc)."""
     pages = 0

@@ -378,24 +378,29 @@ class Progress:
 
 
 def _time_left(done, total, rate, lanes):
-    """Seconds left: the slowest adapter's cases left x its time per case / its workers; else by the rate."""
+    """Seconds left: the later of the slowest adapter's (its cases left x its time per case / its workers) and
+    the results left at the run's rate so far (workers that share the cores, or sleep, are not all at work)."""
     ends = [(t - d) * busy / d / max(w, 1) for _, d, t, w, busy in lanes if d]
-    if ends:
-        return max(ends)
-    return (total - done) / rate if rate > 0 else None
+    if rate > 0:
+        ends.append((total - done) / rate)
+    return max(ends) if ends else None
 
 
 def _time_line(result) -> str:
     """Where the run's wall time went: start-up, then the slots' shares (suites/scheduler.py usage()), and
     the wall time against the adapters' own time over the slots (the ratio benchmarks/README.md reports)."""
-    slots = {k: v for k, v in result.slots.items() if k != "busy"}
+    slots = {k: v for k, v in result.slots.items() if k not in ("busy", "peak")}
     spent = sum(slots.values()) or 1e-9
     shares = ", ".join(f"{slots.get(what, 0) / spent:.0%} {words}" for what, words in
                        (("case", "running cases"), ("start", "starting workers"), ("wait", "waiting for a case")))
     busy, n = result.slots.get("busy", 0.0), result.jobs
     ratio = f"; adapters' own time {busy:.0f} s, wall / (that / {n}) = {result.elapsed_s / (busy / n):.2f}" if busy else ""
     return (f"{_duration(result.elapsed_s)} in all: {result.opened_s:.1f} s to start the adapters, "
-            f"then {n} slot(s): {shares}{ratio}")
+            f"then {n} slot(s){_peak(result.slots.get('peak', 0), n)}: {shares}{ratio}")
+
+
+def _peak(peak, jobs) -> str:
+    return f" (up to {peak} calls at once, while workers waited)" if peak > jobs else ""
 
 
 def _duration(s: float) -> str:

@@ -212,9 +212,34 @@ class PluginState:
             if self._ahead is None:
                 self._ahead = Ahead(self.session, self.planned)
             v = self._ahead.verdict(spec, case)
-        if v is None:       # not planned (a rerun, an xdist worker): the scheduler is done by then
+        elif self.worker is not None:
+            v = self._handed_verdict(spec, case)
+        if v is None:       # not planned (a rerun, a lone item): the scheduler is done by then
             v = self.session.check(case, self.handle(spec))
         self.record(v, case)
+        return v
+
+    def _handed_verdict(self, spec, case):
+        """In an xdist worker: the verdict from the scheduler run over this item and the corpus items xdist has
+        handed this worker right after it (up to the first other test, which so never runs beside it); None
+        when there are none, or this xdist keeps its queue otherwise."""
+        if self._ahead is not None:
+            if self._ahead.wants(spec, case):
+                return self._ahead_verdict(spec, case)
+            self._ahead.finish()
+            self._ahead = None
+        batch = [(spec, case)] + _handed_corpus_items(self.config)
+        if len(batch) < 2:
+            return None
+        self._ahead = Ahead(self.session, batch)
+        return self._ahead_verdict(spec, case)
+
+    def _ahead_verdict(self, spec, case):
+        v = self._ahead.verdict(spec, case)
+        self._ahead.taken += 1
+        if self._ahead.taken >= len(self._ahead._want):     # its last item: done (its workers closed) before the
+            self._ahead.finish()                            # next test starts
+            self._ahead = None
         return v
 
     def explore(self, handle, case):
@@ -272,6 +297,7 @@ class Ahead:
                                    total=len(cases))
         self._session = session
         self._got, self._failed = {}, {}
+        self.taken = 0          # verdicts asked for (an xdist worker's look-ahead ends with its last)
         self._cv = threading.Condition()
         self._done = False
         self._error = None
@@ -293,6 +319,9 @@ class Ahead:
             with self._cv:
                 self._done = True
                 self._cv.notify_all()
+
+    def wants(self, spec, case) -> bool:
+        return (case.id, self._names.get(spec)) in self._want
 
     def verdict(self, spec, case):
         """The verdict of a planned pair; None for a pair the scheduler does not run (checked directly)."""
@@ -324,6 +353,36 @@ class Ahead:
         if self._thread.is_alive() and self._scheduler is not None:
             self._scheduler.cancel()
         self._thread.join(timeout=30)
+
+
+HANDED_MAX = 4000      # corpus items one look-ahead in an xdist worker takes at most
+
+
+def _handed_corpus_items(config) -> list:
+    """(spec, case) of the corpus items pytest-xdist has queued in this worker, in the order it will run them,
+    up to the first item of another test.  Read from xdist's worker loop (its next item and its queue, under
+    the queue's lock); [] where that is not there to read (another xdist), and the items then run one by one."""
+    loop = next((p for p in config.pluginmanager.get_plugins()
+                 if hasattr(p, "torun") and hasattr(p, "nextitem_index") and hasattr(p, "session")), None)
+    lock = getattr(getattr(loop, "torun", None), "lock", None)
+    if loop is None or lock is None:
+        return []
+    try:
+        with lock() as queue:
+            indices = [loop.nextitem_index, *queue]
+    except TypeError:
+        return []
+    items, out = loop.session.items, []
+    for i in indices:
+        if not isinstance(i, int) or not 0 <= i < len(items):
+            break
+        params = getattr(getattr(items[i], "callspec", None), "params", {})
+        if "corpus_item" not in params:
+            break
+        out.append(params["corpus_item"])
+        if len(out) >= HANDED_MAX:
+            break
+    return out
 
 
 def _available_text(pythons=None) -> str:

@@ -7,7 +7,16 @@ lane whose earliest task is earliest, if that lane still has enough work to pay 
 the slowest ends up with every core.  Tasks are taken only from a window of cases ahead of the one being
 written: memory stays bounded and a kill loses at most the window, while verdicts are still yielded in
 corpus order.  The slot that ran a case judges it with the same worker (the repro is asked of it), so no
-worker is ever used by two threads.  With jobs=1 the same code runs one task at a time.
+worker is ever used by two threads.
+
+`jobs` is the cores the run keeps busy, not the calls at once.  While a slot waits for a worker's reply the
+harness looks at the worker's process tree every RSS_POLL_S (adapters/pool.py): a look that finds a thread
+running or waiting for a core (state R) counts as computing, whoever else shares the cores.  Each lane keeps
+the share of its calls' wall time so spent (1 for a call too short to be looked at), and a task starts while
+the calls running, each weighed by its lane's share, leave room for it.  A run of lanes that compute makes
+`jobs` calls at once, as it always did; a worker asleep in its framework (mindspore's graph scheduler waits
+3 s after a failing kernel) weighs little, and its lane gets more workers than cores, up to OVERSUBSCRIBE per
+core.  In-process there is one call at a time.
 
 Modelled on pytest-xdist's split: the session owns adapters and judging, the workers run calls, and this
 module only decides which worker runs what next.
@@ -27,6 +36,10 @@ WARM_UP = 4                 # a lane's first cases, left out of its time per cas
                             # load its kernels (paddle: 0.3 s for a case that then costs 1 ms)
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}    # the main thread's alone: it stops the run
 GROW_WORTH_S = 8.0          # a lane gets one more worker only if it has at least this much work left per worker
+OVERSUBSCRIBE = 4           # calls at once per core, at most (lanes whose workers mostly wait)
+LOAD_WEIGHT = 0.125         # weight of a lane's newest call in its load (a moving average: the corpus is in op
+                            # order, and a lane can sleep through one op and compute through the next)
+LOAD_FLOOR = 0.05           # the least a lane's call weighs
 
 
 @dataclass
@@ -55,6 +68,8 @@ class Lane:
         self.total = total              # the cases it will run (an estimate until the corpus has streamed)
         self.busy_s = 0.0               # seconds its workers spent on cases (the adapter's own run() time)
         self.warm_up_s = 0.0            # the part of busy_s its first WARM_UP cases took
+        self.load = 1.0                 # the share of a core one of its calls keeps busy (1 until measured)
+        self._computing = self._wall = 0.0      # moving averages of a call's seconds computing and in all
 
     @property
     def workers(self) -> int:
@@ -71,8 +86,18 @@ class Lane:
         if self.done <= WARM_UP:
             self.warm_up_s += cost
 
-    def worth_another(self, jobs: int) -> bool:
-        if self.workers >= jobs or self.done < WARM_UP + GROW_AFTER:
+    def carry(self, state) -> None:
+        self.load, self._computing, self._wall = state
+
+    def measured(self, share: float, wall_s: float) -> None:
+        """One call: the share of its looks that found the worker computing, and its wall time."""
+        self._computing += LOAD_WEIGHT * (share * wall_s - self._computing)
+        self._wall += LOAD_WEIGHT * (wall_s - self._wall)
+        if self._wall > 0:
+            self.load = max(self._computing / self._wall, LOAD_FLOOR)
+
+    def worth_another(self, most: int) -> bool:
+        if self.workers >= most or self.done < WARM_UP + GROW_AFTER:
             return False
         left = max(self.total - self.done, len(self.queue))
         return self.mean_s() * left / (self.workers + 1) >= GROW_WORTH_S
@@ -84,11 +109,21 @@ class Scheduler:
     `open_more(spec)` opens another worker of an adapter (the session's; closed by `close()`).  `total`
     is the number of cases expected (for progress and the decision to add workers)."""
 
-    def __init__(self, session, handles: list, jobs: int, open_more: Callable, total: int = 0):
+    def __init__(self, session, handles: list, jobs: int, open_more: Callable, total: int = 0,
+                 spare: dict = None, loads: dict = None):
         self.session, self.jobs, self.open_more = session, max(1, int(jobs)), open_more
+        self.spare = spare if spare is not None else {}    # spec: workers open_more hands out before a new one
         self.lanes = {h.name: Lane(h, total) for h in handles}
+        for name, load in (loads or {}).items():        # measured by an earlier run of the same session
+            if name in self.lanes:
+                self.lanes[name].carry(load)
         self.order = [h.name for h in handles]
-        self.window = WINDOW_PER_JOB * self.jobs
+        # calls at once, at most: more than jobs only where each call has a worker process of its own
+        isolated = all(getattr(h, "isolated", False) and hasattr(h, "looks") for h in handles)
+        self.most = self.jobs * OVERSUBSCRIBE if isolated else self.jobs
+        # per call that may run at once: a sleeping lane's cases are a few in a window, and only those overlap
+        self.window = WINDOW_PER_JOB * self.most
+        self.running, self.running_load, self.peak = 0, 0.0, 0     # calls now, their loads summed, the most seen
         self._cv = threading.Condition()
         self._stop = self._cancelled = False
         self._error = None
@@ -106,13 +141,14 @@ class Scheduler:
         """Seconds the slots spent running a case (the call and its judging), starting a worker (one more for
         a lane, or again after one died), and waiting for a task (nothing in the window a free slot may
         take), summed over the slots; and `busy`, the adapters' own time (the lanes' busy_s, the figure the
-        wall time is measured against: benchmarks/README.md)."""
+        wall time is measured against: benchmarks/README.md); and `peak`, the most calls that ran at once."""
         with self._cv:
             again = sum(getattr(h, "restart_s", 0.0) for ln in self.lanes.values() for h in ln.handles)
             out = dict(self.slot_s)
             out["case"] -= again
             out["start"] += again
             out["busy"] = sum(ln.busy_s for ln in self.lanes.values())
+            out["peak"] = self.peak
             return out
 
     # ---- the run --------------------------------------------------------------------------------
@@ -121,8 +157,8 @@ class Scheduler:
         pending: deque = deque()
         source = iter(cases)
         exhausted = False
-        threads = [threading.Thread(target=self._slot, name=f"conform-slot-{i}", daemon=True)
-                   for i in range(self.jobs)]
+        threads = [threading.Thread(target=self._slot, args=(i,), name=f"conform-slot-{i}", daemon=True)
+                   for i in range(self.most)]
         for t in threads:
             t.start()
         try:
@@ -181,12 +217,21 @@ class Scheduler:
                 h.abort()
 
     def close(self) -> None:
-        for h in self._started:
+        for h in self.release():
             h.close()
-        self._started = []
+
+    def release(self) -> list:
+        """The workers this scheduler opened, no longer its own (close() closes them)."""
+        out, self._started = self._started, []
+        return out
+
+    def loads(self) -> dict:
+        """Each lane's measured load state, for a later run of the same session (Lane.carry)."""
+        with self._cv:
+            return {n: (ln.load, ln._computing, ln._wall) for n, ln in self.lanes.items() if ln._wall > 0}
 
     # ---- a slot ---------------------------------------------------------------------------------
-    def _slot(self) -> None:
+    def _slot(self, i: int) -> None:
         # Ctrl-C and SIGTERM go to the main thread, whose wait they interrupt at once: a signal the kernel
         # hands to a slot (blocked in select on a hanging worker) can sit unhandled, and the run not stop.
         # The workers a slot starts inherit the mask; the keeper unblocks both before it forks the worker.
@@ -198,15 +243,16 @@ class Scheduler:
                 while task is None and not self._stop:
                     self._cv.wait(0.5)
                     task = self._take()
-                since = self._spent("wait", since)
+                # a slot past the cores' own waits whenever the calls running fill the cores: not counted
+                since = self._spent("wait", since) if i < self.jobs else time.monotonic()
                 if task is None:
                     return
-            lane, entry, handle = task
+            lane, entry, handle, weight = task
             try:
                 if handle is None:
                     handle = self._grow(lane)
                     since = self._spent("start", since)
-                self._run(lane, entry, handle)
+                self._run(lane, entry, handle, weight)
                 self._spent("case", since)
             except BaseException as e:       # a harness bug: stop the run with it rather than hang
                 with self._cv:
@@ -222,21 +268,36 @@ class Scheduler:
         return now
 
     def _take(self):
-        """(lane, entry, idle handle or None: start one) for the next task, under the lock; None: nothing."""
+        """(lane, entry, idle handle or None: start one, its weight) for the next task, under the lock;
+        None: nothing that fits."""
         best = None
         for ln in self.lanes.values():
-            if ln.queue and ln.idle and (best is None or ln.queue[0].index < best.queue[0].index):
+            if ln.queue and ln.idle and self._fits(ln.load) and (best is None or ln.queue[0].index < best.queue[0].index):
                 best = ln
         if best is not None:
-            return best, best.queue.popleft(), best.idle.pop()
+            return self._begin(best, best.queue.popleft(), best.idle.pop(), best.load)
         grow = None
         for ln in self.lanes.values():
-            if ln.queue and ln.worth_another(self.jobs) and (grow is None or ln.queue[0].index < grow.queue[0].index):
+            # a worker kept from an earlier run costs no start: the lane takes it while it has room
+            kept = self.spare.get(ln.spec) and ln.workers < self.most
+            if ln.queue and (kept or ln.worth_another(self.most)) and self._fits(ln.load) \
+                    and (grow is None or ln.queue[0].index < grow.queue[0].index):
                 grow = ln
         if grow is not None:
+            # weighed as its calls: a start computes, but once per worker, and the workers are few
             grow.starting += 1
-            return grow, grow.queue.popleft(), None
+            return self._begin(grow, grow.queue.popleft(), None, grow.load)
         return None
+
+    def _fits(self, load: float) -> bool:
+        return self.running == 0 or self.running_load + min(load, self.jobs) <= self.jobs + 1e-9
+
+    def _begin(self, lane, entry, handle, load):
+        weight = min(load, self.jobs)
+        self.running += 1
+        self.running_load += weight
+        self.peak = max(self.peak, self.running)
+        return lane, entry, handle, weight
 
     def _grow(self, lane):
         try:
@@ -249,24 +310,41 @@ class Scheduler:
             self._started.append(h)
         return h
 
-    def _run(self, lane, entry, handle) -> None:
+    def _run(self, lane, entry, handle, weight) -> None:
         session, case = self.session, entry.case
         started = time.monotonic()
-        handle.submit(case, timeout=session.case_timeout)     # the worker runs while the oracle answers
+        before = _looks(handle)
         try:
-            expectation, failure = session.expectation(case), ""
-        except Exception as e:      # an oracle bug on one case must not stop the other cases
-            expectation, failure = None, f"{type(e).__name__}: {e}"
-        outcome = handle.collect()
-        # the adapter's own time where the worker measured it (the oracle's answer, computed meanwhile by
-        # whichever lane reached the case first, is not the adapter's cost); a timeout or a crash costs its
-        # wall time up to here: the worker started again for the repro is counted as a start (usage())
-        cost = getattr(outcome, "elapsed_s", 0.0) or (time.monotonic() - started)
-        verdict = None if failure else session.verdict(case, expectation, outcome, handle)
+            handle.submit(case, timeout=session.case_timeout)     # the worker runs while the oracle answers
+            try:
+                expectation, failure = session.expectation(case), ""
+            except Exception as e:      # an oracle bug on one case must not stop the other cases
+                expectation, failure = None, f"{type(e).__name__}: {e}"
+            outcome = handle.collect()
+            after = _looks(handle)
+            # the adapter's own time where the worker measured it (the oracle's answer, computed meanwhile by
+            # whichever lane reached the case first, is not the adapter's cost); a timeout or a crash costs its
+            # wall time up to here: the worker started again for the repro is counted as a start (usage())
+            cost = getattr(outcome, "elapsed_s", 0.0) or (time.monotonic() - started)
+            verdict = None if failure else session.verdict(case, expectation, outcome, handle)
+        except BaseException:
+            with self._cv:
+                self.running -= 1
+                self.running_load -= weight
+            raise
         with self._cv:
+            self.running -= 1
+            self.running_load -= weight
+            looked, computing = after[0] - before[0], after[1] - before[1]
+            lane.measured(computing / looked if looked else 1.0, time.monotonic() - started)
             lane.add(cost)
             lane.idle.append(handle)
             if failure:
                 entry.failure = failure
             entry.verdicts[lane.name] = verdict
             self._cv.notify_all()
+
+
+def _looks(handle) -> tuple:
+    """(looks at the worker so far, those that found it computing): (0, 0) in-process."""
+    return tuple(getattr(handle, "looks", (0, 0)))

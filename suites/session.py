@@ -253,6 +253,8 @@ class RunSession:
         self._cache_size = EXPECT_CACHE
         self._lock = threading.Lock()       # the scheduler's slots share the cache and the match counts
         self.scheduler = None
+        self._spare = {}            # spec: workers a finished scheduler run added, for the next (_more)
+        self._loads = {}            # lane name: its measured load, carried from one scheduler run to the next
 
     # ---- corpus ---------------------------------------------------------------------------
     @property
@@ -429,6 +431,10 @@ class RunSession:
     def close(self):
         if self.scheduler is not None:
             self.scheduler.close()
+        for kept in self._spare.values():
+            for h in kept:
+                h.close()
+        self._spare = {}
         for hs in self.handle_sets:
             for h in hs:
                 h.close()
@@ -516,14 +522,27 @@ class RunSession:
         expected, for progress and the scheduler's estimate of each adapter's work left."""
         from .scheduler import Scheduler
         handles = self.open().handle_sets[0]
-        sched = Scheduler(self, handles, self.jobs, lambda spec: self._open_set([spec], select=False)[0],
-                          total=total)
+        sched = Scheduler(self, handles, self.jobs, self._more, total=total, spare=self._spare, loads=self._loads)
         self.scheduler = sched
         self._cache_size = max(EXPECT_CACHE, 2 * sched.window)     # a lane may lag the window behind
+        ended = False
         try:
             yield from sched.judged(cases, skip)
+            ended = True
         finally:
-            sched.close()
+            # The workers it added, and each lane's measured load, serve the session's next run over a part of
+            # the corpus (each look-ahead of an xdist worker is one): a run cut short closes them.
+            for h in sched.release():
+                if ended:
+                    self._spare.setdefault(h.spec, []).append(h)
+                else:
+                    h.close()
+            self._loads.update(sched.loads())
+
+    def _more(self, spec):
+        """Another worker of `spec`: one kept from an earlier run of this session, or a new one."""
+        kept = self._spare.get(spec)
+        return kept.pop() if kept else self._open_set([spec], select=False)[0]
 
     # ---- the end ------------------------------------------------------------------------------
     def end_record(self, run_id, counts=None) -> dict:

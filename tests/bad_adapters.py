@@ -229,6 +229,43 @@ class Slow(_Clip):
         return GoodClip.run(self, case)
 
 
+class Spin(_Clip):
+    """Honest and slow the way a framework computing is: 30 ms of CPU a case (a core kept busy)."""
+    name = "spin"
+
+    def run(self, case):
+        _spin(0.03)
+        return GoodClip.run(self, case)
+
+
+class SpinClaimingLongCalls(Spin):
+    """Spin, whose outcomes claim each call took 10 s: its 30 ms of CPU would then look like a worker asleep."""
+    name = "spin-claiming-long-calls"
+
+    def run(self, case):
+        out = Spin.run(self, case)
+        out.elapsed_s = 10.0
+        return out
+
+
+class SpinInChild(_Clip):
+    """Honest; each case's 30 ms of CPU is spent in a child process it waits for, so the worker itself looks
+    asleep: the scheduler must weigh it as computing, like Spin, not give it more workers than cores."""
+    name = "spin-in-child"
+
+    def run(self, case):
+        import subprocess
+        subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.03\n"
+                        "while time.process_time() < end: pass"], check=True)
+        return GoodClip.run(self, case)
+
+
+def _spin(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
 class SignalMask(Slow):
     """Honest, slowly, while SIGINT and SIGTERM reach it; with either blocked its answers are off by one, as a
     worker the harness left deaf to Ctrl-C would be a candidate that cannot be stopped like any program."""

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -48,19 +49,19 @@ def _spy_lanes(monkeypatch) -> dict:
     return captured
 
 
-def _run(corpus, out, jobs, monkeypatch=None):
+def _run(corpus, out, jobs, monkeypatch=None, slow="bad_adapters:Slow"):
     captured = _spy_lanes(monkeypatch) if monkeypatch is not None else {}
-    result = runner.run(["oracle", "bad_adapters:Slow"], corpus=corpus, out_dir=str(out), jobs=jobs)
+    result = runner.run(["oracle", slow], corpus=corpus, out_dir=str(out), jobs=jobs)
     assert result.exit_code == 0, result.message
     return result, captured.get("lanes")
 
 
 def test_the_slow_adapter_gets_every_worker_and_the_fast_one_keeps_one(corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(scheduler, "GROW_WORTH_S", 0.05)    # 40 cases of 30 ms are worth a second worker here
-    _, lanes = _run(corpus, tmp_path / "two", 2, monkeypatch)
+    _, lanes = _run(corpus, tmp_path / "two", 2, monkeypatch, slow="bad_adapters:Spin")
     workers = {name: w for name, done, total, w, busy in lanes}
-    assert workers == {"oracle": 1, "slow": 2}, f"actual workers per adapter {workers}; expected the slow one on both"
-    assert {name: done for name, done, *_ in lanes} == {"oracle": 40, "slow": 40}
+    assert workers == {"oracle": 1, "spin": 2}, f"actual workers per adapter {workers}; expected the slow one on both"
+    assert {name: done for name, done, *_ in lanes} == {"oracle": 40, "spin": 40}
 
 
 def test_a_fast_adapter_gets_no_second_worker_it_cannot_pay_for(corpus, tmp_path, monkeypatch):
@@ -68,14 +69,47 @@ def test_a_fast_adapter_gets_no_second_worker_it_cannot_pay_for(corpus, tmp_path
     assert {name: w for name, _, _, w, _ in lanes} == {"oracle": 1, "slow": 1}
 
 
-def test_an_adapter_slow_only_on_its_first_cases_gets_no_second_worker(corpus, tmp_path, monkeypatch):
-    # 4 x 0.5 s, then 36 cases of no time: timed from its first cases it would have 9 s of work left for
-    # two workers (over GROW_WORTH_S), though once warm it has none.
+def _alone(spec, corpus, out, jobs, monkeypatch):
+    """(workers, most calls at once) of `spec` run alone: 40 cases of 30 ms, worth more workers here, and looked
+    at every 5 ms while they run (the harness looks every RSS_POLL_S: a call shorter than that counts as computing)."""
+    from adapters import pool
+    monkeypatch.setattr(scheduler, "GROW_WORTH_S", 0.05)
+    monkeypatch.setattr(pool, "RSS_POLL_S", 0.005)
     captured = _spy_lanes(monkeypatch)
-    result = runner.run(["bad_adapters:SlowStart"], corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2)
+    result = runner.run([spec], corpus=corpus, out_dir=str(out), jobs=jobs)
     assert result.exit_code == 0, result.message
-    assert [w for _, _, _, w, _ in captured["lanes"]] == [1], \
-        f"actual workers {captured['lanes']}; expected one: its warm-up is no measure of the work left"
+    return captured["lanes"][0][3], result.slots["peak"]
+
+
+def test_a_lane_whose_worker_sleeps_gets_more_workers_than_cores(corpus, tmp_path, monkeypatch):
+    # 30 ms asleep per case (mindspore-graph's 3 s wait after a failing kernel, scaled down): one core fits many
+    workers, peak = _alone("bad_adapters:Slow", corpus, tmp_path / "out", 1, monkeypatch)
+    assert workers > 1 and peak > 1, f"actual {workers} workers, {peak} calls at once; expected more than --jobs 1"
+    assert workers <= scheduler.OVERSUBSCRIBE and peak <= scheduler.OVERSUBSCRIBE, (workers, peak)
+
+
+@pytest.mark.parametrize("spec", ["bad_adapters:Spin", "bad_adapters:SpinInChild", "bad_adapters:SpinClaimingLongCalls"])
+def test_a_lane_whose_worker_computes_gets_no_more_calls_than_cores(spec, corpus, tmp_path, monkeypatch):
+    # the harness looks at the worker's whole process tree, with its own clock: computing in a child the worker
+    # waits for, or claiming long calls in the outcome (elapsed_s is the candidate's), does not make it look asleep
+    workers, peak = _alone(spec, corpus, tmp_path / "out", 1, monkeypatch)
+    assert (workers, peak) == (1, 1), f"actual {workers} workers, {peak} calls at once; expected one, as --jobs 1"
+
+
+def test_a_lane_that_computes_keeps_to_the_cores_while_others_load_them(corpus, tmp_path, monkeypatch):
+    # two spinning lanes at --jobs 1 on a machine already busy: waiting for a core is computing, so the run
+    # never makes more calls at once than it has cores (CPU time over wall time would say half asleep)
+    from adapters import pool
+    monkeypatch.setattr(pool, "RSS_POLL_S", 0.005)
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        result = runner.run(["bad_adapters:Spin", "bad_adapters:SpinInChild"], corpus=corpus,
+                            out_dir=str(tmp_path / "out"), jobs=1)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert result.exit_code == 0, result.message
+    assert result.slots["peak"] == 1, f"actual {result.slots['peak']} calls at once; expected 1"
 
 
 def test_results_are_identical_with_jobs_1_and_jobs_4_case_by_case_and_in_order(corpus, tmp_path, monkeypatch):
@@ -149,6 +183,78 @@ def test_the_pytest_plugin_runs_its_corpus_items_through_the_same_scheduler(corp
     lanes = json.loads(out.read_text())
     assert lanes is not None, "the corpus items were checked one by one, not by the scheduler"
     assert {name: (done, w) for name, done, _, w, _ in lanes} == {"oracle": (40, 1), "slow": (40, 2)}, lanes
+
+
+HANDED_PLUGIN = '''
+import json, os, threading
+import pytest
+from suites import scheduler
+
+seen = {"verdicts": 0, "beside": []}
+real = scheduler.Scheduler.judged
+
+
+def judged(self, *a, **k):
+    for case, verdicts, failure in real(self, *a, **k):
+        seen["verdicts"] += len(verdicts)
+        yield case, verdicts, failure
+scheduler.Scheduler.judged = judged
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    if "corpus_item" not in getattr(getattr(item, "callspec", None), "params", {}):
+        if any(t.name == "conform-ahead" and t.is_alive() for t in threading.enumerate()):
+            seen["beside"].append(item.nodeid)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    # the other tests spread among the corpus items, so a worker's queue holds corpus items after them
+    corpus = [it for it in items if "corpus_item" in getattr(getattr(it, "callspec", None), "params", {})]
+    other = [it for it in items if it not in corpus]
+    items[:] = [it for i, c in enumerate(corpus) for it in ([c] + ([other.pop()] if i % 7 == 3 and other else []))] + other
+
+
+def pytest_unconfigure(config):
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    with open(os.path.join(os.environ["HANDED_OUT"], worker + ".json"), "w") as f:
+        json.dump(seen, f)
+'''
+
+OTHER_TESTS = '''
+import time
+import pytest
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_other(i):
+    time.sleep(0.01)
+'''
+
+
+def test_under_xdist_the_corpus_items_a_worker_is_handed_run_through_the_scheduler(corpus, tmp_path):
+    # each xdist worker runs the corpus items queued in it together (so sleeping workers overlap), and never
+    # beside another test: a look-ahead ends at the first other test in its queue (here among the corpus items)
+    import subprocess
+    (tmp_path / "handed_plugin.py").write_text(HANDED_PLUGIN)
+    for name in ("test_before.py", "test_after.py"):
+        (tmp_path / name).write_text(OTHER_TESTS)
+    out = tmp_path / "seen"
+    out.mkdir()
+    root = os.path.dirname(TESTS)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, TESTS, str(tmp_path)]), "HANDED_OUT": str(out)}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "handed_plugin", "-q", "-n", "2", "-p", "no:cacheprovider",
+                        "-c", os.path.join(root, "pyproject.toml"), "--rootdir", root,
+                        str(tmp_path / "test_before.py"), "suites/test_corpus.py", str(tmp_path / "test_after.py"),
+                        "--adapter", "oracle", "--adapter", "bad_adapters:Slow", "--corpus", corpus],
+                       cwd=root, env=env, text=True, capture_output=True, timeout=300)
+    assert "92 passed" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+    seen = [json.loads(p.read_text()) for p in out.glob("gw*.json")]
+    assert len(seen) == 2, seen
+    # a lone item at the end of a worker's queue may still be checked by itself
+    assert sum(s["verdicts"] for s in seen) >= 76, f"actual {seen}; expected nearly all 80 items through the scheduler"
+    assert not [n for s in seen for n in s["beside"]], f"tests that ran beside a look-ahead: {seen}"
 
 
 def test_slots_leave_ctrl_c_to_the_main_thread_and_workers_they_start_still_hear_it(corpus, tmp_path, monkeypatch):
@@ -280,7 +386,8 @@ def test_the_run_ends_with_a_line_saying_where_its_wall_time_went(corpus, tmp_pa
     assert r.returncode == 0, r.stderr
     line = [ln for ln in r.stderr.splitlines() if ln.startswith("conform: time: ")]
     assert len(line) == 1, r.stderr
-    m = re.fullmatch(r"conform: time: \d+s in all: [\d.]+ s to start the adapters, then 2 slot\(s\): (\d+)% running "
+    m = re.fullmatch(r"conform: time: \d+s in all: [\d.]+ s to start the adapters, then 2 slot\(s\)"
+                     r"(?: \(up to \d+ calls at once, while workers waited\))?: (\d+)% running "
                      r"cases, (\d+)% starting workers, (\d+)% waiting for a case; adapters' own time (\d+) s, "
                      r"wall / \(that / 2\) = ([\d.]+)", line[0])
     assert m, f"actual: {line[0]!r}"
