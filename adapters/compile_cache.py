@@ -2,7 +2,7 @@
 
 A compiled mode pays for each new graph once per process (torch.compile: about a second of C++ build);
 in a worker's scratch folder, which goes with the worker, every run and every restarted worker pays again.
-So the harness gives each adapter of CACHED a folder of its own that outlives the run:
+So the harness gives each shipped adapter marked compile_cache (adapters/registry.py, SHIPPED) a folder of its own that outlives the run:
 $CONFORM_COMPILE_CACHE/<adapter name> (default $XDG_CACHE_HOME/tensor-conformance/compile, or
 ~/.cache/...; "off": none, every worker compiles from nothing).  The worker finds its folder in
 CONFORM_COMPILE_CACHE_FOLDER (FOLDER_ENV; the user's CONFORM_COMPILE_CACHE is not passed on), and a sandboxed
@@ -20,7 +20,6 @@ import os
 
 ENV = "CONFORM_COMPILE_CACHE"                   # the user's: the root folder, or "off"
 FOLDER_ENV = "CONFORM_COMPILE_CACHE_FOLDER"     # the harness's to one worker: that adapter's own folder
-CACHED = ("torch-compile",)     # shipped modes whose framework keeps a compile cache in a folder
 
 
 def root(environ) -> str:
@@ -36,11 +35,12 @@ def root(environ) -> str:
 
 def folder(spec: str, environ) -> str:
     """The compile-cache folder of the adapter `spec` names (made if missing), or "" for none: an adapter
-    not in CACHED, a cache turned off, or a folder that cannot be made (the run then compiles anew)."""
-    from .registry import shipped_name, split_construction
+    not marked compile_cache, a cache turned off, or a folder that cannot be made (the run then compiles anew)."""
+    from .registry import SHIPPED, shipped_name, split_construction
     name = shipped_name(spec)
     base = root(environ)
-    if name not in CACHED or split_construction(spec)[1] or not base:
+    row = SHIPPED.get(name)
+    if row is None or not row.compile_cache or split_construction(spec)[1] or not base:
         return ""
     path = os.path.join(base, name)
     try:

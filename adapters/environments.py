@@ -9,7 +9,7 @@ run under any interpreter that can import the adapter and the small worker side 
 1. the command line: `conform run --python NAME=PATH` (a relative PATH: from the working directory);
 2. `conform.toml` in the working directory, table `[python]`;
 3. `pyproject.toml` in the working directory, table `[tool.tensor-conformance.python]`;
-4. the environment `scripts/setup.sh` builds for that adapter, where it exists (ENVIRONMENTS);
+4. the environment `scripts/setup.sh` builds for that adapter, where it exists (its row in registry.SHIPPED);
 5. this interpreter.
 
 In the two files a relative PATH is taken from the file's folder.  docs/CLI.md documents the same.
@@ -21,7 +21,7 @@ import sys
 
 from contract.vocabulary import EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE
 
-from .registry import split_construction
+from .registry import SHIPPED, split_construction
 
 try:
     import tomllib
@@ -30,18 +30,9 @@ except ImportError:         # Python 3.10
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The adapters whose pinned framework cannot run on the main environment's NumPy, and the folder (from the
-# checkout's root) of the environment scripts/setup.sh builds for them.  mindspore 2.10.0 is compiled
-# against NumPy 1.x: under NumPy 2 its first scalar op fails ("A module that was compiled using NumPy 1.x
-# cannot be run in NumPy 2").
-# jax pins NumPy and ml_dtypes on its own schedule (jax 0.10.2 happens to fit the main environment's today),
-# so it has an environment of its own too.
-ENVIRONMENTS = {"mindspore": ".venv-mindspore", "mindspore-variants": ".venv-mindspore",
-                "mindspore-graph": ".venv-mindspore", "jax": ".venv-jax",
-                "jax-jit": ".venv-jax"}
-# tensorflow-cpu and paddlepaddle run on NumPy 2, but each brings its own protobuf/keras/grpcio (paddle an exact
-# opt_einsum): kept out of the main environment's resolution, each in an environment of its own.
-ENVIRONMENTS.update({"tensorflow": ".venv-tensorflow", "tensorflow-function": ".venv-tensorflow", "paddle": ".venv-paddle", "paddle-variants": ".venv-paddle"})
+# The adapters whose pinned framework cannot share the main environment, and the folder (from the checkout's
+# root) of the environment scripts/setup.sh builds for each (adapters/registry.py, SHIPPED, says why).
+ENVIRONMENTS = {name: row.environment for name, row in SHIPPED.items() if row.environment}
 
 CONFORM_TOML = "conform.toml"
 PYPROJECT = "pyproject.toml"

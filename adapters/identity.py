@@ -12,7 +12,7 @@ the bytes of the files the spec names.
 
 Recorded: module, class, the defining file's hash, the distribution that provides the module (name,
 version, a hash over its files) and the framework packages with their installed versions: for a shipped
-adapter the framework it wraps (FRAMEWORKS), for any other the distributions its distribution requires
+adapter the frameworks it wraps (adapters/registry.py, SHIPPED), for any other the distributions its distribution requires
 and those its module file imports; NumPy for all.  The byte format of each hash is in docs/CERTIFY.md;
 conform/certify.py records them and conform/verify.py measures again and compares.
 """
@@ -27,12 +27,6 @@ import os
 import re
 import sys
 
-# The frameworks each shipped adapter wraps (registry.BUILTIN names); NumPy is recorded for every adapter.
-FRAMEWORKS = {"oracle": (), "torch": ("torch",), "torch-compile": ("torch",), "mindspore": ("mindspore",),
-              "mindspore-variants": ("mindspore",), "mindspore-graph": ("mindspore",), "pypto": ("pypto",), "jax": ("jax", "jaxlib"),
-              "jax-jit": ("jax", "jaxlib"),
-              "array-api:numpy": (), "array-api:array_api_strict": ("array-api-strict",),
-              "tensorflow": ("tensorflow-cpu",), "tensorflow-function": ("tensorflow-cpu",), "paddle": ("paddlepaddle",), "paddle-variants": ("paddlepaddle",)}
 ALWAYS = ("numpy",)
 MAX_SOURCE = 16 << 20       # bytes of a module file parsed for its class and imports (hashed whatever its size)
 MAX_FOLLOW = 8              # `from x import Class` re-exports followed to the file that defines the class
@@ -62,7 +56,10 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
         raise IdentityError(str(e)) from None
     python = python or sys.executable
     shipped = shipped_name(base)
-    cmd = [python, "-S", "-m", "adapters.identity", target] + (["--shipped", shipped] if shipped else [])
+    from .registry import SHIPPED
+    row = SHIPPED.get(shipped)
+    frameworks = ["--frameworks", ",".join(row.frameworks)] if row is not None else []
+    cmd = [python, "-S", "-m", "adapters.identity", target] + frameworks
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
     with tempfile.TemporaryDirectory(prefix="conform-identity-") as cwd:
         try:
@@ -86,7 +83,7 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
 
 # ---- in the measuring process (python -S -m adapters.identity) -----------------------------------------
 
-def identify(target: str, shipped: str = None) -> dict:
+def identify(target: str, frameworks: str = None) -> dict:
     """{"module", "class", "source_file", "source_sha256", "package", "package_note", "frameworks"} of the
     class `target` (module:Class) names, without importing its module."""
     module, _, qualname = target.partition(":")
@@ -94,7 +91,9 @@ def identify(target: str, shipped: str = None) -> dict:
     identity = {"module": module, "class": qualname, "source_file": source, "source_sha256": file_sha256(source),
                 "package": None, "package_note": ""}
     identity["package"], identity["package_note"] = package_of(module, source)
-    names = list(FRAMEWORKS[shipped]) if shipped else declared_frameworks(source, identity["package"])
+    # a shipped adapter's frameworks are the harness's to say (comma-separated); another's are read from it
+    names = [n for n in frameworks.split(",") if n] if frameworks is not None else \
+        declared_frameworks(source, identity["package"])
     identity["frameworks"] = versions([*ALWAYS, *names])
     return identity
 
@@ -299,12 +298,12 @@ def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python -S -m adapters.identity")
     ap.add_argument("target", help="module:Class")
-    ap.add_argument("--shipped", help="the BUILTIN name, for a shipped adapter")
+    ap.add_argument("--frameworks", help="a shipped adapter's frameworks, comma-separated (SHIPPED)")
     args = ap.parse_args(argv)
     if sys.flags.no_site:
         add_site_folders()
     try:
-        found = identify(args.target, args.shipped)
+        found = identify(args.target, args.frameworks)
     except (IdentityError, OSError) as e:
         found = {"error": str(e)}
     print(MARK + json.dumps(found))

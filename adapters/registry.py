@@ -9,31 +9,51 @@ from .base import Adapter
 
 GROUP = "tensor_conformance.adapters"
 
-# The built-in adapters, so they are found from a plain checkout that was never pip-installed.
-BUILTIN = {
-    "oracle": "adapters.oracle_adapter:OracleAdapter",
-    "torch": "adapters.torch_adapter:TorchAdapter",
-    "torch-compile": "adapters.torch_adapter:TorchCompileAdapter",
-    "mindspore": "adapters.mindspore_adapter:MindsporeAdapter",
-    "mindspore-variants": "adapters.mindspore_adapter:MindsporeVariantAdapter",
-    "mindspore-graph": "adapters.mindspore_adapter:MindsporeGraphAdapter",
-    "pypto": "adapters.pypto_adapter:PyptoAdapter",
-    "jax": "adapters.jax_adapter:JaxAdapter",
-    "jax-jit": "adapters.jax_adapter:JaxJitAdapter",
+@dataclass(frozen=True)
+class Shipped:
+    """One shipped adapter: all the harness knows of it, decided here from the name it was given (never from what
+    a candidate says of itself)."""
+    target: str                     # module:Class, found from a plain checkout that was never pip-installed
+    frameworks: tuple = ()          # the distributions it wraps, whose versions a certificate records
+    environment: str = ""           # the environment scripts/setup.sh builds for its workers ("": the main one)
+    twin: str = ""                  # a compiled mode's eager twin: the mode-consistency gate (suites/modes.py)
+                                    # holds it to the twin's answer case by case
+    compile_cache: bool = False     # its framework keeps compiled kernels in a folder the harness gives it
+    sampled: bool = False           # pytest runs it on the corpus's stratified sample (every new shape costs
+                                    # a compile); `conform run` runs everything
+
+
+_MS, _JAX, _TF, _PADDLE = ".venv-mindspore", ".venv-jax", ".venv-tensorflow", ".venv-paddle"
+
+# The shipped adapters, one row each.  The environments: mindspore 2.10.0 is compiled against NumPy 1.x (under
+# NumPy 2 its first scalar op fails); jax pins NumPy and ml_dtypes on its own schedule; tensorflow-cpu and
+# paddlepaddle run on NumPy 2 but each brings its own protobuf/keras/grpcio (paddle an exact opt_einsum).
+SHIPPED = {
+    "oracle": Shipped("adapters.oracle_adapter:OracleAdapter"),
+    "torch": Shipped("adapters.torch_adapter:TorchAdapter", ("torch",)),
+    "torch-compile": Shipped("adapters.torch_adapter:TorchCompileAdapter", ("torch",), twin="torch",
+                             compile_cache=True, sampled=True),
+    "mindspore": Shipped("adapters.mindspore_adapter:MindsporeAdapter", ("mindspore",), _MS),
+    "mindspore-variants": Shipped("adapters.mindspore_adapter:MindsporeVariantAdapter", ("mindspore",), _MS),
+    "mindspore-graph": Shipped("adapters.mindspore_adapter:MindsporeGraphAdapter", ("mindspore",), _MS,
+                               twin="mindspore", sampled=True),
+    "pypto": Shipped("adapters.pypto_adapter:PyptoAdapter", ("pypto",)),
+    "jax": Shipped("adapters.jax_adapter:JaxAdapter", ("jax", "jaxlib"), _JAX, sampled=True),
+    "jax-jit": Shipped("adapters.jax_adapter:JaxJitAdapter", ("jax", "jaxlib"), _JAX, twin="jax", sampled=True),
     # any array API namespace, named after the colon (a built-in name wins over module:Class in resolve())
-    "array-api:numpy": "adapters.array_api_adapter:NumpyArrayApi",
-    "array-api:array_api_strict": "adapters.array_api_adapter:StrictArrayApi",
-    # tensorflow and paddle: each in its own environment (adapters/environments.py)
-    "tensorflow": "adapters.tensorflow_adapter:TensorflowAdapter",
-    "tensorflow-function": "adapters.tensorflow_adapter:TensorflowFunctionAdapter",
-    "paddle": "adapters.paddle_adapter:PaddleAdapter",
-    "paddle-variants": "adapters.paddle_adapter:PaddleVariantAdapter",
+    "array-api:numpy": Shipped("adapters.array_api_adapter:NumpyArrayApi"),
+    "array-api:array_api_strict": Shipped("adapters.array_api_adapter:StrictArrayApi", ("array-api-strict",)),
+    "tensorflow": Shipped("adapters.tensorflow_adapter:TensorflowAdapter", ("tensorflow-cpu",), _TF, sampled=True),
+    "tensorflow-function": Shipped("adapters.tensorflow_adapter:TensorflowFunctionAdapter", ("tensorflow-cpu",), _TF,
+                                   twin="tensorflow", sampled=True),
+    "paddle": Shipped("adapters.paddle_adapter:PaddleAdapter", ("paddlepaddle",), _PADDLE, sampled=True),
+    "paddle-variants": Shipped("adapters.paddle_adapter:PaddleVariantAdapter", ("paddlepaddle",), _PADDLE,
+                               sampled=True),
 }
 
-# The compiled execution modes among them, each with its eager twin: the mode-consistency gate
-# (suites/modes.py) holds a mode to its twin's answer case by case.  Decided here, from the spec the
-# harness was given, so no candidate can pick the adapter it is compared with.
-MODES = {"torch-compile": "torch", "mindspore-graph": "mindspore", "jax-jit": "jax", "tensorflow-function": "tensorflow"}
+# Views of the table, by what each reader asks.
+BUILTIN = {name: row.target for name, row in SHIPPED.items()}
+MODES = {name: row.twin for name, row in SHIPPED.items() if row.twin}
 
 
 def eager_twin(spec: str) -> str:

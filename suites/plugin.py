@@ -38,8 +38,10 @@ def pytest_addoption(parser):
                 help="adapters whose corpus items are only the stratified sample (every op x input dtypes x "
                      "clause once: suites/sampling.py), comma-separated; 'none' runs every case everywhere "
                      "(default: the conform_sample ini value)")
-    parser.addini("conform_sample", "adapters pytest runs on the corpus's stratified sample (slow frameworks; "
-                  "`conform run` runs everything)", type="args", default=[])
+    from adapters.registry import SHIPPED
+    parser.addini("conform_sample", "adapters pytest runs on the corpus's stratified sample (default: the shipped "
+                  "ones marked sampled in adapters/registry.py; `conform run` runs everything)", type="args",
+                  default=[name for name, row in SHIPPED.items() if row.sampled])
 
 
 STATE = pytest.StashKey["PluginState"]()

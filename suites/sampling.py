@@ -2,7 +2,7 @@
 
 Greedy in corpus order, so the same corpus gives the same sample: a case is kept when it brings a combination
 of its op, its inputs' dtypes and one of its clauses that no kept case has.  pytest runs the adapters named
-in `conform_sample` (pyproject.toml) on it (docs/CLI.md, "Running the corpus in pytest"); `conform run`, the
+marked `sampled` in adapters/registry.py (or named in the `conform_sample` ini option) on it (docs/CLI.md, "Running the corpus in pytest"); `conform run`, the
 main job, runs every case on every adapter.
 """
 from __future__ import annotations
