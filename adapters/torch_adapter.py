@@ -206,6 +206,13 @@ class TorchCompileAdapter(TorchAdapter):
         # would run the call eagerly without saying so, and the mode would be its twin under another name.
         torch._dynamo.config.recompile_limit = torch._dynamo.config.accumulated_recompile_limit = 1 << 30
         torch._dynamo.config.fail_on_recompile_limit_hit = True
+        # Only the built C++ kernels are kept (keyed on their source): the graph caches keyed on a graph's shape
+        # (FX graph, AOTAutograd) handed a case a graph another case had left, and a wrong answer (found by the
+        # main job: 519a2866a324c417 gave int64 max where eager torch and a cold cache give 1)
+        import torch._functorch.config
+        import torch._inductor.config
+        torch._inductor.config.fx_graph_cache = False
+        torch._functorch.config.enable_autograd_cache = False
 
     def compiler(self):
         torch = self.framework()

@@ -87,5 +87,8 @@ def test_torch_compile_keeps_its_kernels_between_runs_and_answers_alike(root, tm
         answers.append(rec["answer"])
         if i == 0:
             kept = {p.relative_to(root) for p in root.rglob("*") if p.is_file()}
-            assert any(p.parts[1] == "fxgraph" for p in kept), f"no graph kept under {root}: {sorted(kept)[:10]}"
+            assert any(p.suffix == ".so" for p in kept), f"no built kernel kept under {root}: {sorted(kept)[:10]}"
+            # a graph kept by its shape handed one case another's graph (519a2866a324c417): kernels only
+            graphs = [p for p in kept if {"fxgraph", "aotautograd"} & set(p.parts)]
+            assert not graphs, f"graphs kept under {root}: {graphs[:5]}"
     assert answers[0] == answers[1]
