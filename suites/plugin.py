@@ -238,9 +238,8 @@ class PluginState:
 
     def _ahead_verdict(self, spec, case):
         v = self._ahead.verdict(spec, case)
-        self._ahead.taken += 1
-        if self._ahead.taken >= len(self._ahead._want):     # its last item: done (its workers closed) before the
-            self._ahead.finish()                            # next test starts
+        if self._ahead.all_taken:       # its last item: done (its workers closed) before the next test starts
+            self._ahead.finish()
             self._ahead = None
         return v
 
@@ -299,7 +298,7 @@ class Ahead:
                                    total=len(cases))
         self._session = session
         self._got, self._failed = {}, {}
-        self.taken = 0          # verdicts asked for (an xdist worker's look-ahead ends with its last)
+        self._taken = 0         # verdicts asked for (an xdist worker's look-ahead ends with its last)
         self._cv = threading.Condition()
         self._done = False
         self._error = None
@@ -325,8 +324,13 @@ class Ahead:
     def wants(self, spec, case) -> bool:
         return (case.id, self._names.get(spec)) in self._want
 
+    @property
+    def all_taken(self) -> bool:
+        return self._taken >= len(self._want)
+
     def verdict(self, spec, case):
         """The verdict of a planned pair; None for a pair the scheduler does not run (checked directly)."""
+        self._taken += 1
         key = (case.id, self._names.get(spec))
         if key not in self._want:
             self.finish()

@@ -299,6 +299,10 @@ class Scheduler:
         self.peak = max(self.peak, self.running)
         return lane, entry, handle, weight
 
+    def _end(self, weight) -> None:
+        self.running -= 1
+        self.running_load -= weight
+
     def _grow(self, lane):
         try:
             h = self.open_more(lane.spec)
@@ -329,12 +333,10 @@ class Scheduler:
             verdict = None if failure else session.verdict(case, expectation, outcome, handle)
         except BaseException:
             with self._cv:
-                self.running -= 1
-                self.running_load -= weight
+                self._end(weight)
             raise
         with self._cv:
-            self.running -= 1
-            self.running_load -= weight
+            self._end(weight)
             looked, computing = after[0] - before[0], after[1] - before[1]
             lane.measured(computing / looked if looked else 1.0, time.monotonic() - started)
             lane.add(cost)
