@@ -87,8 +87,8 @@ def cast(a, dt) -> np.ndarray:
     """`a.astype(dt)`, the same whatever the ml_dtypes release, wherever bfloat16 is involved.
 
     ml_dtypes changed its bfloat16 casts between releases, and its release follows the NumPy major
-    (0.5: bfloat16 -> uint8 wraps, NaN -> int64 is INT64_MIN, int32 and float64 -> bfloat16 round twice,
-    through float32; 0.6 and later: clamp, 0, round once).  The oracle's answers must not depend on the
+    (0.5 and 0.6: bfloat16 -> uint8 wraps, NaN -> int64 is INT64_MIN, int32 and float64 -> bfloat16 round
+    twice, through float32; 0.7: clamp, 0, round once).  The oracle's answers must not depend on the
     environment, so: bfloat16 -> an integer or bool is NumPy's cast of the same float32 (exact); anything
     -> bfloat16 is rounded once, to nearest even (through float64, exact up to 2**53 for integers, then
     _to_bfloat16).  Overflow gives inf, invalid casts NumPy's value, silently."""
