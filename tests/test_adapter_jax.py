@@ -119,9 +119,14 @@ def test_framework_bug_int64_set_of_a_python_float_rewrites_elements_it_does_not
     assert out[:2].tolist() == [-(2**63), 2**62], (out, "fixed in jax? drop the line from jax.txt")
 
 
-def test_framework_bug_bf16_python_float_value_rounds_twice(adapter):
-    case = Case("scatter", {"input": np.zeros(2, BFLOAT16), "index": np.array([0])},
+def _bf16_value_case():
+    # 1 + 2**-8 + 2**-40: a hair above the bfloat16 tie 1 + 2**-8, so once rounded it is 1 + 2**-7 (1.0078125)
+    return Case("scatter", {"input": np.zeros(2, BFLOAT16), "index": np.array([0])},
                 {"dim": 0, "value": 1.0039062500009095, "inplace": False})
+
+
+def test_framework_bug_bf16_python_float_value_rounds_twice(adapter):
+    case = _bf16_value_case()
     out = run_ok(adapter, case)["out"]
     assert float(out[0]) == 1.0, (out, "fixed in jax? (1.0078125 is the value rounded once) drop the line")
 
@@ -201,20 +206,15 @@ def test_jit_framework_bug_float16_python_float_bound_rounds_twice(adapter, jit)
     assert float(run_ok(jit, case)["out"][0]) == 1.0, "fixed in jax.jit? drop the line from jax-jit.txt"
 
 
-def test_jit_folds_a_python_float_bfloat16_value_once_under_the_pinned_ml_dtypes(adapter, jit):
-    # corpus case b7ea2e5db1c1a3dd: 1 + 2**-8 + 2**-40 is a hair above the bfloat16 tie 1 + 2**-8, so once
-    # rounded it is 1 + 2**-7.  Eager .at[].set converts through float32 and lands on the tie (1.0, jax.txt);
-    # jax.jit folds the constant with ml_dtypes' own cast, which rounds once only from ml_dtypes 0.7 (0.6.0
-    # gives 1.0 here: the main job's jax-jit failed on 3 cases under it), so the jax extra pins 0.7.0.
+def test_jit_folds_a_python_float_bfloat16_value_once_under_the_pinned_ml_dtypes(jit):
+    # Eager .at[].set rounds this value twice (above, jax.txt); jax.jit folds it into a constant with ml_dtypes'
+    # own cast, which rounds once only from ml_dtypes 0.7 (0.6.0 gives 1.0: the main job's jax-jit failed on
+    # 3 corpus cases, b7ea2e5db1c1a3dd among them, under it), so pyproject.toml's jax extra pins 0.7.0.
     import ml_dtypes
-    v = 1.0039062500009095
-    case = Case("scatter", {"input": np.zeros((2, 3), BFLOAT16), "index": np.array([[1], [2]], np.int64)},
-                {"dim": 1, "inplace": False, "value": v}, clauses=("SC-VALUE",))
-    want = np.zeros((2, 3), BFLOAT16)
-    want[0, 1] = want[1, 2] = 1.0078125
-    assert float(run_ok(adapter, case)["out"][0, 1]) == 1.0, "eager jax rounds once now? drop jax.txt's line"
-    assert_same(run_ok(jit, case)["out"], want, f"out (ml_dtypes {ml_dtypes.__version__}, pinned 0.7.0 in "
-                f"pyproject.toml's jax extra; jax-jit.txt's mode line holds jax.jit to rounding once)", jit, case)
+    case = _bf16_value_case()
+    assert_same(run_ok(jit, case)["out"], np.array([1.0078125, 0.0], BFLOAT16),
+                f"out (ml_dtypes {ml_dtypes.__version__}, pinned 0.7.0 in pyproject.toml's jax extra; jax-jit.txt's "
+                f"mode line holds jax.jit to rounding once)", jit, case)
 
 
 def test_a_corpus_sample_through_jax_and_jax_jit_is_gated_and_every_difference_listed(tmp_path):
