@@ -1,4 +1,4 @@
-"""The worker's keeper: `python -m adapters.keeper [--harness PID] [--wrap JSON] SPEC --rfd R --wfd W [worker options]`.
+"""The worker's keeper: `python -P -m adapters.keeper [--harness PID] [--chdir WORK] [--wrap JSON] SPEC --rfd R --wfd W [worker options]`.
 
 The pool starts this, not the worker itself.  The keeper makes itself a subreaper
 (PR_SET_CHILD_SUBREAPER), forks the worker (adapters.worker.main with the same
@@ -14,7 +14,10 @@ whatever child still holds the protocol pipes.  When the harness process
 With --wrap (a command line from adapters.sandbox: bubblewrap's), the worker
 runs in a fresh interpreter under that command instead of in the keeper's fork.
 
-The keeper imports the standard library only and runs no candidate code.
+The keeper imports the standard library only and runs no candidate code.  It runs outside the sandbox, so
+it starts in a folder the candidate cannot write, in safe path mode where the interpreter has it (-P); the
+worker's working directory (--chdir) is set in the worker alone, and its interpreter too starts in safe path
+mode, so a module the candidate left in its folder is never imported in place of the harness's own.
 """
 from __future__ import annotations
 
@@ -30,9 +33,11 @@ from .sandbox import exit_status_of_bwrap, with_seccomp
 
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    harness = wrap = None
+    harness = wrap = workdir = None
     if argv[:1] == ["--harness"]:
         harness, argv = int(argv[1]), argv[2:]
+    if argv[:1] == ["--chdir"]:
+        workdir, argv = argv[1], argv[2:]
     if argv[:1] == ["--wrap"]:      # the sandbox's command line (adapters.sandbox), the worker's put after it
         wrap, argv = json.loads(argv[1]), argv[2:]
     prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -48,6 +53,11 @@ def main(argv=None) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     worker = os.fork()
     if worker == 0:
+        if workdir is not None:
+            try:
+                os.chdir(workdir)
+            except OSError:
+                os._exit(1)
         if wrap:
             _exec_worker(wrap, argv)
         os._exit(_run_worker(argv))
@@ -74,7 +84,8 @@ def _exec_worker(wrap, argv) -> None:
     try:
         die_with_parent()
         wrap = with_seccomp(wrap)
-        os.execv(wrap[0], [*wrap, sys.executable, "-m", "adapters.worker", *argv])
+        safe = ["-P"] if sys.version_info >= (3, 11) else []
+        os.execv(wrap[0], [*wrap, sys.executable, *safe, "-m", "adapters.worker", *argv])
     except BaseException:       # noqa: BLE001 - no sandbox, no worker: say why on the captured stderr
         import traceback
         traceback.print_exc()

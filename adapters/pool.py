@@ -23,6 +23,7 @@ and a reply's arrays are counted from its header before any is read
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import select
@@ -48,11 +49,17 @@ DEFAULT_CASE_TIMEOUT = 60.0
 # The most an adapter's own case_timeout is taken for: a candidate that declares 1e12 s would hold a run for
 # ever on one hang.  An explicit --case-timeout (the user's, not the candidate's) is taken as given.
 MAX_ADAPTER_TIMEOUT = 600.0
-# A worker whose resident memory passes this is killed and its case recorded as a crash, so a leaking
-# candidate cannot take the machine.  Resident, not address space: mindspore maps ~10 GB it never uses.
+# A worker whose memory (resident, and the shared memory it holds: proctree.memory_mb) passes this is killed
+# and its case recorded as a crash, so a leaking candidate cannot take the machine.  Resident, not address
+# space: mindspore maps ~10 GB it never uses.
 RSS_LIMIT_MB = settings.WORKER_RSS_MB
 RSS_POLL_S = 0.25
 START_TIMEOUT = 300.0           # pypto may build its calculator on first start
+# A worker started again (after a crash, a timeout, a recycle) has the case timeout to say hello, not
+# START_TIMEOUT: a candidate that crashes and then starts slowly would otherwise cost minutes per case.  Never
+# under RESTART_FLOOR_S, nor under twice what its first start took (paddle declares 5 s cases and takes ~4 s to
+# import on a loaded machine), so an honest worker's start is not taken for a hang.
+RESTART_FLOOR_S = 5.0
 PROBE_TIMEOUT = 60.0            # a probe runs import, available() and version() only
 PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's 64 KiB, so writes never block
 FRAME_GRACE_S = 1.0            # a reply that began before its case's deadline gets this long to finish
@@ -149,7 +156,8 @@ class WorkerHandle:
     """One persistent worker process for one adapter spec.
 
     `probe=True`: the worker only says hello (setup() is not called) and exits; see probe().
-    `start_timeout`: seconds the worker has to say hello (default START_TIMEOUT; PROBE_TIMEOUT for a probe).
+    `start_timeout`: seconds the worker has to say hello (default START_TIMEOUT; PROBE_TIMEOUT for a probe);
+    a worker started again gets restart_timeout() instead.
     """
 
     isolated = True
@@ -177,13 +185,19 @@ class WorkerHandle:
         # often a thread of it was computing (the scheduler's measure of a worker that sleeps: suites/scheduler.py)
         self.looks = [0, 0]
         _sweep_orphans()
+        # The handle's folder, read-only to the candidate: the keeper starts here (never in a folder the candidate
+        # may write: it runs outside the sandbox, and `python -m` puts its working directory on the import path),
+        # and the worker's scratch folder (self._scratch, its TMPDIR, with its working directory work/) lies in it.
         self._cwd = tempfile.mkdtemp(prefix=f"conform-worker-{os.getpid()}-")
+        self._scratch = os.path.join(self._cwd, "scratch")
+        began = time.monotonic()
         try:
             hello = self._start()
         except BaseException:
             shutil.rmtree(self._cwd, ignore_errors=True)
             raise
         self.hello = hello
+        self.first_start_s = time.monotonic() - began
         self.name = hello["name"]
         self.version = hello["version"]
         self.available, self.reason = hello["available"], hello["reason"]
@@ -206,12 +220,23 @@ class WorkerHandle:
                            constructions=tuple(h.get("constructions", ())), layouts=tuple(h.get("layouts", ())))
 
     # ---- process management -------------------------------------------------------------
-    def _start(self) -> dict:
+    def restart_timeout(self) -> float:
+        """Seconds a worker started again has to say hello: the case timeout (the user's --case-timeout, else
+        the adapter's), at least RESTART_FLOOR_S and twice the first start's time, at most the first start's
+        limit."""
+        return min(self.start_timeout, max(self.case_timeout, RESTART_FLOOR_S, 2 * self.first_start_s))
+
+    def _start(self, limit=None) -> dict:
         if self._aborted:
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
-        work = os.path.join(self._cwd, "work")      # under the scratch folder: a candidate may remove it
+        # Every worker starts with its folders empty: nothing a crashed or recycled worker left there reaches it.
+        work = os.path.join(self._scratch, "work")      # under the scratch folder: a candidate may remove it
         _ensure_folder(self._cwd)
+        _empty_folder(self._scratch)
         _ensure_folder(work)
+        writable = (self._scratch, *sandbox.writable_folders(os.environ))
+        import_path = _worker_path(self.python)
+        _refuse_writable_imports(self.spec, import_path, writable)
         to_w, from_c = os.pipe()
         to_c, from_w = os.pipe()
         fd, path = tempfile.mkstemp(prefix="stderr-", dir=self._cwd)
@@ -220,20 +245,24 @@ class WorkerHandle:
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
         env = threads.apply(sandbox.worker_environment(os.environ))     # one core each: one thread each
-        env["PYTHONPATH"] = os.pathsep.join(_worker_path(self.python))
+        env["PYTHONPATH"] = os.pathsep.join(import_path)
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
-        env["TMPDIR"] = self._cwd       # the one folder (with its work/) a sandboxed worker may write
+        env["TMPDIR"] = self._scratch       # the one folder (with its work/) a sandboxed worker may write
         cache = compile_cache.folder(self.spec, os.environ)    # its own, kept between runs; none for the rest
         env.pop(compile_cache.ENV, None)
         env.pop(compile_cache.FOLDER_ENV, None)
         if cache:
             env[compile_cache.FOLDER_ENV] = cache
-        # The keeper forks the worker with these arguments and takes down whatever it leaves behind.
-        cmd = [self.python, "-m", "adapters.keeper", "--harness", str(os.getpid())]
+            _refuse_writable_imports(self.spec, import_path, (cache,))
+        # The keeper forks the worker with these arguments and takes down whatever it leaves behind.  Safe path
+        # mode (-P, Python 3.11+) besides the read-only working directory: nothing but PYTHONPATH and the
+        # installation is on its import path.
+        cmd = [self.python, *_safe_path_flag(self.python), "-m", "adapters.keeper", "--harness", str(os.getpid()),
+               "--chdir", work]
         if sandbox.mode()[0] == "bubblewrap":
-            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._cwd, work, os.environ,
+            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._scratch, work, os.environ,
                                                                       writable=(cache,) if cache else ()))]
         cmd += [self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
@@ -243,7 +272,7 @@ class WorkerHandle:
         self._wfd, self._rfd = from_c, to_c
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(to_w, from_w), stdin=subprocess.DEVNULL,
-                                         stdout=self._err, stderr=self._err, cwd=work, env=env,
+                                         stdout=self._err, stderr=self._err, cwd=self._cwd, env=env,
                                          start_new_session=True)
         except OSError as e:        # no such interpreter (python=...), or no process to be had
             self._stop()
@@ -255,7 +284,7 @@ class WorkerHandle:
             os.close(from_w)
         os.set_blocking(self._wfd, False)       # a worker that stops reading cannot block the harness
         self._pidfd = _pidfd(self.proc.pid)
-        limit = self.start_timeout
+        limit = limit or self.start_timeout
         try:
             head = self._recv(time.monotonic() + limit)
         except TimeoutError:
@@ -315,7 +344,7 @@ class WorkerHandle:
         if self.proc is None or _exited(self.proc.pid, 0):
             began = time.monotonic()
             self._stop()
-            self._start()
+            self._start(self.restart_timeout())
             self._answered = 0
             self.restarts += 1
             self.restart_s += time.monotonic() - began
@@ -365,11 +394,11 @@ class WorkerHandle:
                     break
                 return None
             tree = [self.proc.pid, *proctree.descendants(self.proc.pid)]
-            rss = proctree.rss_mb(tree)
+            rss = proctree.memory_mb(tree)
             self.looks[0] += 1
             self.looks[1] += proctree.runnable(tree)
             if rss > RSS_LIMIT_MB:
-                self._why = (signal.SIGKILL, f"worker killed: resident memory {rss} MB of its process tree "
+                self._why = (signal.SIGKILL, f"worker killed: resident memory and shared memory held, {rss} MB, of its process tree "
                                              f"passed the limit of {RSS_LIMIT_MB} MB (CONFORM_WORKER_RSS_MB)")
                 self._kill_now()
                 return None
@@ -711,6 +740,77 @@ def _killpg(pgid):
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _empty_folder(path):
+    """`path` made an empty folder of mode 0700, whatever a candidate left in it or in its place (links are
+    removed, never followed; folders it made unreadable are opened up first)."""
+    def unlock(func, where, exc):
+        try:
+            os.chmod(os.path.dirname(where), 0o700)
+            if os.path.isdir(where) and not os.path.islink(where):
+                os.chmod(where, 0o700)
+                shutil.rmtree(where, onerror=unlock_twice)
+            else:
+                os.unlink(where)
+        except OSError:
+            pass
+
+    def unlock_twice(func, where, exc):
+        try:
+            os.chmod(where, 0o700)
+            func(where)
+        except OSError:
+            pass
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, 0o700)
+        for entry in os.listdir(path):
+            where = os.path.join(path, entry)
+            if os.path.isdir(where) and not os.path.islink(where):
+                shutil.rmtree(where, onerror=unlock)
+            else:
+                os.unlink(where)
+        if os.listdir(path):
+            raise AdapterError(f"cannot empty the worker's scratch folder {path}: {os.listdir(path)[:3]} remain")
+    _ensure_folder(path)
+
+
+def _safe_path_flag(python) -> list:
+    """["-P"] where `python` has safe path mode (3.11+): `-m` then puts no working directory on sys.path."""
+    if is_this_interpreter(python):
+        return ["-P"] if sys.version_info >= (3, 11) else []
+    return _safe_path_of(python)
+
+
+@functools.lru_cache(maxsize=None)
+def _safe_path_of(python) -> list:
+    try:
+        r = subprocess.run([python, "-c", "import sys; print(sys.version_info >= (3, 11))"], capture_output=True,
+                           text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL, cwd="/")
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return ["-P"] if r.stdout.strip() == "True" else []
+
+
+def _refuse_writable_imports(spec, path, writable) -> None:
+    """The keeper runs outside the sandbox with PYTHONPATH `path`: no entry may lie in a folder the candidate
+    may write, nor such a folder lie in an entry where an import could reach it (a package path of
+    identifiers: ~/.cache in the entry ~ is no module name), or the candidate could plant code the next keeper
+    imports."""
+    for folder in writable:
+        top = os.path.realpath(folder)
+        for entry in path:
+            real = os.path.realpath(entry)
+            inside = os.path.commonpath([real, top]) == top
+            below = os.path.commonpath([real, top]) == real and \
+                all(part.isidentifier() for part in os.path.relpath(top, real).split(os.sep) if part != ".")
+            if inside or below:
+                err = AdapterError(
+                    f"adapter {spec!r}: the worker may write {folder} ({sandbox.WRITABLE_ENV} or its compile "
+                    f"cache), which {'holds' if inside else 'an import can reach from'} the import path entry "
+                    f"{entry}: code planted there would run outside the sandbox; take one off the other")
+                err.reason = f"the import path entry {entry} and the writable folder {folder} overlap"
+                raise err
 
 
 def _ensure_folder(path):

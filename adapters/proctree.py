@@ -110,13 +110,63 @@ def runnable(pids) -> bool:
     return False
 
 
-def rss_mb(pids) -> int:
-    """Resident memory of these processes together, in MB (0 for the gone, or without /proc)."""
-    pages = 0
+# Memory that is no process's own resident memory: shared memory objects (memfds, /dev/shm files, System V
+# segments, shared anonymous maps) live as long as a descriptor or a mapping holds them, resident or not.
+_SHARED = ("/memfd:", "/dev/shm/", "/SYSV", "/dev/zero")
+
+
+def memory_mb(pids) -> int:
+    """The memory these processes hold together, in MB: each one's private resident memory (anonymous and
+    file-backed) and, once each, every shared memory object one of them holds by a descriptor or a mapping,
+    at its allocated size (a memfd written and held, even by a mapping never touched, is memory the machine
+    gives up).  Without /proc: 0."""
+    kb = 0
+    shared = {}
     for p in pids:
         try:
-            with open(f"/proc/{p}/statm") as f:
-                pages += int(f.read().split()[1])
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith(("RssAnon:", "RssFile:")):
+                        kb += int(line.split()[1])
         except (OSError, ValueError, IndexError):
             continue
-    return pages * os.sysconf("SC_PAGE_SIZE") >> 20
+        _shared_by_descriptor(p, shared)
+        _shared_by_mapping(p, shared)
+    return (kb << 10) + sum(shared.values()) >> 20
+
+
+def _shared_by_descriptor(pid, found) -> None:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return
+    for fd in fds:
+        where = f"/proc/{pid}/fd/{fd}"
+        try:
+            if os.readlink(where).startswith(_SHARED):
+                st = os.stat(where)
+                found[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+        except OSError:
+            continue
+
+
+def _shared_by_mapping(pid, found) -> None:
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            lines = [ln for ln in f if "/memfd:" in ln or "/dev/shm/" in ln or "/SYSV" in ln or "/dev/zero" in ln]
+    except OSError:
+        return
+    for line in lines:
+        fields = line.split(None, 5)
+        if len(fields) < 6 or not fields[5].startswith(_SHARED):
+            continue
+        try:
+            key = (fields[3], int(fields[4]))
+        except ValueError:
+            continue
+        try:        # the object's whole allocated size (needs CAP_SYS_ADMIN, as a harness run as root holds)
+            st = os.stat(f"/proc/{pid}/map_files/{fields[0]}")
+            found[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+        except OSError:     # at least what is mapped
+            lo, _, hi = fields[0].partition("-")
+            found.setdefault(key, int(hi, 16) - int(lo, 16))

@@ -45,10 +45,11 @@ SANDBOX_ENV = "CONFORM_SANDBOX"              # "off": run workers without bubble
 WRITABLE_ENV = "CONFORM_WORKER_WRITABLE"     # more folders a sandboxed worker may write, os.pathsep-separated
 # A pid namespace (with its own /proc): the candidate can neither see nor signal a process outside its tree,
 # the harness included (same uid: without it, kill() would be allowed).  Its /dev is read-only but for a
-# /dev/shm of SHM_BYTES: a tmpfs is memory, which the resident-memory watchdog does not see.
+# /dev/shm of SHM_BYTES (a tmpfs is memory: the watchdog counts what the worker holds there, and this caps
+# what it could leave behind); System V IPC of its own (--unshare-ipc: what it made goes with it).
 SHM_BYTES = 64 << 20
-_BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent",
-                "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+_BWRAP_FLAGS = ("--unshare-user", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL",
+                "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
                 "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--proc", "/proc")
 _mode = None
 
@@ -96,17 +97,24 @@ def bwrap_prefix(scratch: str, workdir: str, environ, writable=()) -> list:
     name, bwrap = mode()
     assert name == "bubblewrap", "bwrap_prefix without bubblewrap"
     cmd = [bwrap, *_BWRAP_FLAGS, "--bind", scratch, scratch]
-    for folder in (*writable, *environ.get(WRITABLE_ENV, "").split(os.pathsep)):
-        if folder.strip() and os.path.isdir(folder.strip()):
-            cmd += ["--bind", os.path.abspath(folder.strip()), os.path.abspath(folder.strip())]
+    for folder in (*(os.path.abspath(w) for w in writable if os.path.isdir(w)), *writable_folders(environ)):
+        cmd += ["--bind", folder, folder]
     return cmd + ["--chdir", workdir, "--"]
+
+
+def writable_folders(environ) -> list:
+    """The existing folders CONFORM_WORKER_WRITABLE names, absolute."""
+    return [os.path.abspath(f.strip()) for f in environ.get(WRITABLE_ENV, "").split(os.pathsep)
+            if f.strip() and os.path.isdir(f.strip())]
 
 
 # seccomp (classic BPF), given to bwrap with --seccomp: socket(AF_UNIX, ...) fails with EACCES.  A read-only
 # mount does not stop a connect() to a Unix socket on it (a tmux server's, a container runtime's): a path-bound
-# socket needs socket(AF_UNIX) first; socketpair() stays allowed.  A system call of another ABI than the
-# native one (x32, i386's socketcall) fails whatever it is.
-_AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}     # (arch, __NR_socket)
+# socket needs socket(AF_UNIX) first; socketpair() stays allowed.  shmget() fails with EACCES too: a System V
+# segment outlives every process that attached it, held by no descriptor and no mapping the memory watchdog
+# could count (proctree.memory_mb); memfds and /dev/shm files are counted instead.  A system call of another
+# ABI than the native one (x32, i386's socketcall) fails whatever it is.
+_AUDIT_ARCH = {"x86_64": (0xC000003E, 41, 29), "aarch64": (0xC00000B7, 198, 194)}   # (arch, socket, shmget)
 _X32_BIT = 0x40000000
 _AF_UNIX = 1
 _EACCES = 13
@@ -116,20 +124,22 @@ def seccomp_program(machine=None) -> bytes:
     """The filter as bwrap reads it (struct sock_filter[], native byte order); b"" on another machine."""
     import platform
     import struct
-    arch, nr_socket = _AUDIT_ARCH.get(machine or platform.machine(), (None, None))
+    arch, nr_socket, nr_shmget = _AUDIT_ARCH.get(machine or platform.machine(), (None, None, None))
     if arch is None:
         return b""
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, deny = 0x7FFF0000, 0x00050000 | _EACCES      # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EACCES
+    # a jump's offsets (true, false) count the instructions skipped after it
     prog = [(ld, 0, 0, 4),                  # 0: A = arch
-            (jeq, 0, 6, arch),              # 1: another ABI: deny
+            (jeq, 0, 7, arch),              # 1: another ABI: deny
             (ld, 0, 0, 0),                  # 2: A = nr
-            (jge, 4, 0, _X32_BIT),          # 3: x32: deny
-            (jeq, 0, 2, nr_socket),         # 4: not socket(): allow
-            (ld, 0, 0, 16),                 # 5: A = args[0] (low 32 bits)
-            (jeq, 1, 0, _AF_UNIX),          # 6: AF_UNIX: deny
-            (ret, 0, 0, allow),             # 7
-            (ret, 0, 0, deny)]              # 8
+            (jge, 5, 0, _X32_BIT),          # 3: x32: deny
+            (jeq, 4, 0, nr_shmget),         # 4: shmget(): deny
+            (jeq, 0, 2, nr_socket),         # 5: not socket(): allow
+            (ld, 0, 0, 16),                 # 6: A = args[0] (low 32 bits)
+            (jeq, 1, 0, _AF_UNIX),          # 7: AF_UNIX: deny
+            (ret, 0, 0, allow),             # 8
+            (ret, 0, 0, deny)]              # 9
     return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
