@@ -47,7 +47,7 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
     import subprocess
     import tempfile
 
-    from .pool import _worker_path
+    from .pool import _safe_path_flag, _worker_path
     from .registry import AdapterError, resolve, shipped_name, split_construction
     base = split_construction(spec)[0]
     try:
@@ -59,7 +59,9 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
     from .registry import SHIPPED
     row = SHIPPED.get(shipped)
     frameworks = ["--frameworks", ",".join(row.frameworks)] if row is not None else []
-    cmd = [python, "-S", "-m", "adapters.identity", target] + frameworks
+    # outside the sandbox: in a fresh folder of its own and in safe path mode, nothing a candidate wrote is on
+    # its import path
+    cmd = [python, "-S", *_safe_path_flag(python), "-m", "adapters.identity", target] + frameworks
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
     with tempfile.TemporaryDirectory(prefix="conform-identity-") as cwd:
         try:
