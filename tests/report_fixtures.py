@@ -132,3 +132,14 @@ def five_adapter_run(listed=60):
     recs += [case_record(c, "pypto", "pass") for c in cases[2:5]]
     recs.append(case_record(cases[5], "pypto", "crash", expected_divergence="pypto's interpreter dies on this shape"))
     return cases, recs
+
+
+def report_text(path) -> str:
+    """report.html as a reader of the open page sees its text: the page plus every failure group's body, which
+    the file carries gzip-compressed (reports.render.group_bodies) and the page draws when a group opens."""
+    import base64
+    import gzip
+    import re
+    html = open(path, encoding="utf-8").read()
+    packed = re.search(r'id="group-bodies">([^<]*)</script>', html)
+    return html + ("".join(json.loads(gzip.decompress(base64.b64decode(packed.group(1))))) if packed else "")
