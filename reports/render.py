@@ -308,12 +308,17 @@ def agreement_view(m, adapters):
 
 
 def clauses_view(m, adapters, groups, scope=None):
-    failing, unlisted = {}, Counter()
+    # per clause, one link per adapter (its failures charged to the clause, opening on its first group): at the
+    # main job's 24 adapters a link per group made a clause's row hundreds of links long
+    failing, unlisted, rank = {}, Counter(), {a: i for i, a in enumerate(adapters)}
     for g in groups:
-        failing.setdefault(g.clause, []).append({"key": g.key, "adapter": g.adapter, "verdict": g.verdict,
-                                                 "count": g.count, "listed": g.listed})
+        per = failing.setdefault(g.clause, {})
+        f = per.setdefault(g.adapter, {"key": g.key, "adapter": g.adapter, "count": 0, "unlisted": 0})
+        f["count"] += g.count
         if not g.listed:
+            f["unlisted"] += g.count
             unlisted[(g.clause, g.adapter)] += g.count
+    failing = {c: sorted(per.values(), key=lambda f: rank.get(f["adapter"], len(rank))) for c, per in failing.items()}
     rows = []
     for cid in m.clause_ids():
         if M._is_range_id(cid):
