@@ -6,6 +6,7 @@ and clicked, at a 1280 or 1400 px desktop and a 390 px phone.
 """
 import csv
 import io
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -242,6 +243,9 @@ def test_clause_statement_is_visible_text_with_source_and_failing_group_links(pa
     row = page.locator('#clause-table tr[data-clause="CL-MIN-GT-MAX"]')
     statement = row.locator(".statement")
     statement.scroll_into_view_if_needed()
+    # the section is laid out once near the viewport (content-visibility): wait for its text to be drawn
+    page.wait_for_function("s => document.querySelector(s).innerText === %s" % json.dumps(clause.statement),
+                           arg='#clause-table tr[data-clause="CL-MIN-GT-MAX"] .statement')
     assert statement.is_visible() and statement.inner_text() == clause.statement
     assert row.get_attribute("title") is None
     assert row.locator("a.spec-link").get_attribute("href").endswith("docs/SPEC.md#cl-min-gt-max")
