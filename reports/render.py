@@ -152,7 +152,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "verdict_meanings": VERDICT_MEANINGS, "kind_meanings": KIND_MEANINGS,
         "conforming_verdicts": [v for v in M.VERDICTS if v in M.CONFORMING],
         "group_clauses": sorted({g.clause for g in groups}),
-        "failing_data": failing_data(groups),
+        "failing_data": packed(failing_data(groups)),
         "group_bodies": group_bodies(group_views),
         "page_rows": PAGE_ROWS,
         "records": m.records, "duplicates": m.duplicates,
@@ -406,16 +406,23 @@ def group_view(g: M.FailureGroup, index: int):
 
 
 def group_bodies(views) -> str:
-    """Every failure group's body (group_body.html.j2), as a gzip-compressed JSON list of HTML, base64: the page
-    unpacks it once (DecompressionStream) and draws a body when its group opens.  The bodies are most of a
-    full-scale report (minimal case, arrays, repro per group) and compress about tenfold."""
+    """Every failure group's body (group_body.html.j2) as a JSON list of HTML, packed: the page draws a body when
+    its group first opens.  The bodies are most of a full-scale report (minimal case, arrays, repro per group)."""
     macro = environment().get_template("group_body.html.j2").module.body
-    blob = json.dumps([str(macro(g)) for g in views], ensure_ascii=False, separators=(",", ":")).encode()
+    return packed(json.dumps([str(macro(g)) for g in views], ensure_ascii=False, separators=(",", ":")))
+
+
+def packed(text: str) -> str:
+    """Text as the page carries its data: gzip, then base64 (no character of it can end its <script> block); the
+    page unpacks it with DecompressionStream.  JSON this repetitive shrinks five- to tenfold."""
+    # a lone surrogate (a candidate's broken text) can only stand inside a JSON string: written as its \\u escape
+    blob = text.encode("utf-8", "backslashreplace")
     return base64.b64encode(gzip.compress(blob, compresslevel=9, mtime=0)).decode("ascii")
 
 
 def failing_data(groups) -> str:
-    """Every failing case as compact JSON for the page's script (search, pages, CSV), safe inside <script>.
+    """Every failing case as compact JSON for the page's script (search, pages, CSV), safe inside <script> even
+    unpacked.
 
     {"groups": [[key, op, adapter, verdict, clause, listed 0/1]...], "reasons": [...],
      "rows": [[group index, case id, label, outcome, message, cited clauses, reason index or -1]...]}

@@ -72,8 +72,8 @@ def open_page(browser, url, size=DESKTOP, **kw):
     pg.on("request", lambda r: browser.problems.append(f"network request: {r.url}")
           if not r.url.startswith(("file:", "data:", "blob:")) else None)
     pg.goto(url)
-    # the failure groups' bodies are unpacked once after load (render.group_bodies)
-    pg.wait_for_selector("html[data-bodies=ready]", state="attached")
+    # the failing cases and the groups' bodies are unpacked once after load (render.packed)
+    pg.wait_for_selector("html[data-ready]", state="attached")
     return pg
 
 
