@@ -290,7 +290,9 @@ def bars_view(m, ops, adapters, width=360):
                     segs.append({"verdict": v, "x": round(x, 2), "w": round(w, 2), "n": c[v]})
                     x += w
             rows.append({"op": op, "adapter": a, "segs": segs, "total": total})
-    return {"rows": rows, "width": width}
+    # the labels' column as wide as the longest "op · adapter" (12 px text: about 7 px a character)
+    label = max([170] + [7 * (len(r["op"]) + len(r["adapter"]) + 3) for r in rows])
+    return {"rows": rows, "width": width, "label": label}
 
 
 def agreement_view(m, adapters):
