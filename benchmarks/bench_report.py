@@ -133,19 +133,25 @@ def in_child(call: str) -> dict:
 
 
 def split(results: Path, n: int) -> list:
-    """The results file as n shard files (same header), like `--shard K/N` runs would give; streamed."""
+    """The results file as n shard files, like `--shard K/N` runs would give (each its own header's shard K/N
+    and an end record, as merge requires of a finished shard); streamed."""
     paths = [results.with_name(f"shard{k + 1}.jsonl") for k in range(n)]
     outs = [open(p, "w", encoding="utf-8") for p in paths]
+    counts = [0] * n
     try:
         with open(results, encoding="utf-8") as f:
-            head = f.readline()
-            for o in outs:
-                o.write(head)
+            head = json.loads(f.readline())
+            for k, o in enumerate(outs):
+                o.write(json.dumps(dict(head, shard=f"{k + 1}/{n}")) + "\n")
             i = 0
             for line in f:
                 if line.startswith('{"record": "case"'):
                     outs[i % n].write(line)
+                    counts[i % n] += 1
                     i += 1
+        for o, c in zip(outs, counts):
+            o.write(json.dumps({"record": "end", "schema": 1, "run_id": head["run_id"],
+                                "finished": "2026-11-30T17:00:00Z", "cases": c, "counts": {}}) + "\n")
     finally:
         for o in outs:
             o.close()
