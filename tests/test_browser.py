@@ -519,5 +519,9 @@ def test_failures_are_browsed_by_family_adapter_and_op(browser, wide_report):
         g.locator("pre.repro").wait_for()
         assert "torch@strided" in g.locator("pre.repro").inner_text()
         assert_page_does_not_scroll_sideways(pg)
+        # what the page hides stays hidden, whatever its class's display (the unpack note was shown by .gate-total)
+        shown = pg.evaluate("""() => [...document.querySelectorAll('[hidden]')]
+            .filter(e => getComputedStyle(e).display !== 'none').map(e => e.id || e.className)""")
+        assert shown == [], f"actual: hidden elements on screen: {shown[:5]}; expected: none"
     finally:
         pg.close()
