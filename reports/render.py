@@ -1,6 +1,8 @@
 """Render results files into one self-contained report.html plus summary.json."""
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import tempfile
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import jinja2
 import numpy as np
+from markupsafe import Markup, escape
 
 from contract.codec import CodecError, decode_array
 
@@ -17,6 +20,7 @@ from .glossary import plain
 from oracle.opspec import KIND_MEANINGS  # noqa: F401  (the clause kinds, defined once; the glossary shows them)
 from . import model as M
 from .badge import badge_filename, badge_svg
+from .families import families
 from .summary import build_summary
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -24,6 +28,10 @@ TEMPLATES = Path(__file__).with_name("templates")
 # lower case).  It lives in the repository; the report links to it relative to where the report is written.
 SPEC_DOC = Path(__file__).resolve().parents[1] / "docs" / "SPEC.md"
 PAGE_ROWS = 50         # failing cases per page of the case list
+# Lists the page shows only the start of (the whole list is in summary.json / results.jsonl): at the main job's
+# 24 adapters every pair of adapters and every layout would otherwise add thousands of rows to the page.
+SHOWN_DIFFERING = 5    # differing cases per agreement pair
+SHOWN_VARIANT_CASES = 10   # cases per adapter whose answer changes with its layout or compiled mode
 MAX_CELLS = 256        # array elements drawn per output in a drill-down
 VERDICT_COLOURS = {
     "pass": "#2e7d32", "extension": "#00897b", "not-applicable": "#9e9e9e",
@@ -111,10 +119,12 @@ def run_scope(m: M.Model):
 
 
 def view(m: M.Model, summary: dict) -> dict:
-    adapters = m.adapter_names
+    members = families(m.adapter_names, m.mode_twins)
+    adapters = [x.name for x in members]     # each adapter followed by its variants
     ops = m.ops
     groups = m.sorted_groups()
     scope = run_scope(m)
+    group_views = [group_view(g, i) for i, g in enumerate(groups)]
     certify = bool(m.headers) and all(h.get("profile") == "certify" for h in m.headers)
     return {
         "gate_title": "Certification" if certify else "CI gate",
@@ -122,7 +132,8 @@ def view(m: M.Model, summary: dict) -> dict:
         "show_agreement": len(adapters) > 1,
         "run": summary["run"], "generated": summary["generated"], "env": summary["environment"],
         "gate": dict(m.gate(), tone=gate_tone(m.gate(), _rate(m.totals()))),
-        "adapters": [adapter_view(m, a) for a in adapters],
+        "adapters": [dict(adapter_view(m, x.name), **member_view(x)) for x in members],
+        "families": families_view(m, members, ops),
         "ops": ops, "verdicts": M.VERDICTS, "colours": VERDICT_COLOURS,
         "matrix": {(op, a): cell_view(m, op, a) for op in ops for a in adapters},
         "bars": bars_view(m, ops, adapters),
@@ -130,22 +141,65 @@ def view(m: M.Model, summary: dict) -> dict:
         "clauses": clauses_view(m, adapters, groups, scope),
         "findings": findings_view(m, adapters),
         "conflicts": conflicts_view(m, adapters),
-        "modes": summary.get("modes") or [],
+        "modes": [capped(md) for md in summary.get("modes") or []],
         "layouts": layouts_view(summary),
         "framework_bugs": [b.to_json() for b in sorted(m.framework_bugs.values(),
                                                        key=lambda b: (b.adapter, b.op, b.reason))],
-        "groups": [group_view(g, i) for i, g in enumerate(groups)],
+        "groups": group_views,
+        "failure_tree": failure_tree(members, groups),
+        "shown_differing": SHOWN_DIFFERING, "shown_variant_cases": SHOWN_VARIANT_CASES,
         "failing_verdicts": [v for v in M.VERDICTS if v in M.DIVERGENT],
         "verdict_meanings": VERDICT_MEANINGS, "kind_meanings": KIND_MEANINGS,
         "conforming_verdicts": [v for v in M.VERDICTS if v in M.CONFORMING],
         "group_clauses": sorted({g.clause for g in groups}),
-        "failing_data": failing_data(groups),
+        "failing_data": packed(failing_data(groups)),
+        "group_bodies": group_bodies(group_views),
         "page_rows": PAGE_ROWS,
         "records": m.records, "duplicates": m.duplicates,
         "coverage_gaps": [c for c in m.coverage_gaps() if scope is None or m.clause_op(c) in scope],
         "domain": domain_view(summary),
         "incomplete": list(m.incomplete),
     }
+
+
+def member_view(x) -> dict:
+    """Where an adapter sits in its family: depth, what kind of variant, and its name breakable only at its
+    joints (@, -, :), never inside a word."""
+    label = escape(x.name)
+    for joint in ("@", "-", ":"):
+        label = label.replace(joint, Markup("<wbr>") + joint if joint == "@" else joint + Markup("<wbr>"))
+    return {"family": x.family, "parent": x.parent, "kind": x.kind, "how": x.how, "depth": x.depth,
+            "label": Markup(label)}
+
+
+def families_view(m, members, ops) -> list:
+    """The matrix's row groups: one per family, its root first, each member with its cells, op by op."""
+    out = {}
+    for x in members:
+        out.setdefault(x.family, []).append(dict(member_view(x), name=x.name,
+                                                 cells=[(op, cell_view(m, op, x.name)) for op in ops]))
+    return [{"name": f, "members": rows} for f, rows in out.items()]
+
+
+def failure_tree(members, groups) -> list:
+    """The failure groups, nested family > adapter > op (the order of `members`, then the ops' order);
+    each level with its failing cases, unlisted ones and groups, so a reader opens only what they look for."""
+    by = {}
+    for i, g in enumerate(groups):
+        by.setdefault(g.adapter, {}).setdefault(g.op, []).append(i)
+    fams = {}
+    for x in members:
+        if x.name not in by:
+            continue
+        ops = []
+        for op, ix in by[x.name].items():
+            ops.append({"op": op, "groups": ix, "count": sum(groups[i].count for i in ix),
+                        "unlisted": sum(groups[i].count for i in ix if not groups[i].listed)})
+        node = dict(member_view(x), name=x.name, ops=ops, groups=sum(len(o["groups"]) for o in ops),
+                    count=sum(o["count"] for o in ops), unlisted=sum(o["unlisted"] for o in ops))
+        fams.setdefault(x.family, []).append(node)
+    return [{"name": f, "adapters": a, "count": sum(n["count"] for n in a), "unlisted": sum(n["unlisted"] for n in a),
+             "groups": sum(n["groups"] for n in a)} for f, a in fams.items()]
 
 
 def domain_view(summary: dict) -> list:
@@ -185,8 +239,15 @@ def layouts_view(summary: dict) -> list:
         seen = {layout for per in entry["ops"].values() for layout in per}
         columns = [x for x in LAYOUTS if x in seen] + sorted(seen - set(LAYOUTS))
         rows = [{"op": op, "cells": [per.get(x) for x in columns]} for op, per in entry["ops"].items()]
-        out.append({"adapter": entry["adapter"], "columns": columns, "rows": rows, "cases": entry["cases"]})
+        out.append(capped({"adapter": entry["adapter"], "columns": columns, "rows": rows, "cases": entry["cases"]}))
     return out
+
+
+def capped(entry: dict) -> dict:
+    """A layout or mode entry with only its first SHOWN_VARIANT_CASES differing cases; `more`: the rest's count
+    (summary.json lists them all)."""
+    cases = entry.get("cases") or []
+    return dict(entry, cases=cases[:SHOWN_VARIANT_CASES], more=max(0, len(cases) - SHOWN_VARIANT_CASES))
 
 
 def adapter_view(m, a):
@@ -229,7 +290,9 @@ def bars_view(m, ops, adapters, width=360):
                     segs.append({"verdict": v, "x": round(x, 2), "w": round(w, 2), "n": c[v]})
                     x += w
             rows.append({"op": op, "adapter": a, "segs": segs, "total": total})
-    return {"rows": rows, "width": width}
+    # the labels' column as wide as the longest "op · adapter" (12 px text: about 7 px a character)
+    label = max([170] + [7 * (len(r["op"]) + len(r["adapter"]) + 3) for r in rows])
+    return {"rows": rows, "width": width, "label": label}
 
 
 def agreement_view(m, adapters):
@@ -239,19 +302,25 @@ def agreement_view(m, adapters):
         v = dict(cell, anchor=M.slug(f"agree-{a}-{b}"),
                  rate=(cell["same"] / cell["shared"]) if cell["shared"] else None)
         out[(a, b)] = out[(b, a)] = v
-    pairs = [((a, b), cells[(a, b)]) for i, a in enumerate(adapters) for b in adapters[i + 1:]
-             if cells[(a, b)]["differ_count"]]
-    return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"), **c} for (a, b), c in pairs],
+    # in the model's pair order, so each list's anchor is its table cell's
+    pairs = [(k, c) for k, c in cells.items() if c["differ_count"]]
+    return {"cells": out, "pairs": [{"a": a, "b": b, "anchor": M.slug(f"agree-{a}-{b}"),
+                                     **dict(c, differ=c["differ"][:SHOWN_DIFFERING])} for (a, b), c in pairs],
             "camps": m.camps_by_clause()}
 
 
 def clauses_view(m, adapters, groups, scope=None):
-    failing, unlisted = {}, Counter()
+    # per clause, one link per adapter (its failures charged to the clause, opening on its first group): at the
+    # main job's 24 adapters a link per group made a clause's row hundreds of links long
+    failing, unlisted, rank = {}, Counter(), {a: i for i, a in enumerate(adapters)}
     for g in groups:
-        failing.setdefault(g.clause, []).append({"key": g.key, "adapter": g.adapter, "verdict": g.verdict,
-                                                 "count": g.count, "listed": g.listed})
+        per = failing.setdefault(g.clause, {})
+        f = per.setdefault(g.adapter, {"key": g.key, "adapter": g.adapter, "count": 0, "unlisted": 0})
+        f["count"] += g.count
         if not g.listed:
+            f["unlisted"] += g.count
             unlisted[(g.clause, g.adapter)] += g.count
+    failing = {c: sorted(per.values(), key=lambda f: rank.get(f["adapter"], len(rank))) for c, per in failing.items()}
     rows = []
     for cid in m.clause_ids():
         if M._is_range_id(cid):
@@ -338,8 +407,24 @@ def group_view(g: M.FailureGroup, index: int):
             "outputs": outputs_view(rec, mismatch)}
 
 
+def group_bodies(views) -> str:
+    """Every failure group's body (group_body.html.j2) as a JSON list of HTML, packed: the page draws a body when
+    its group first opens.  The bodies are most of a full-scale report (minimal case, arrays, repro per group)."""
+    macro = environment().get_template("group_body.html.j2").module.body
+    return packed(json.dumps([str(macro(g)) for g in views], ensure_ascii=False, separators=(",", ":")))
+
+
+def packed(text: str) -> str:
+    """Text as the page carries its data: gzip, then base64 (no character of it can end its <script> block); the
+    page unpacks it with DecompressionStream.  JSON this repetitive shrinks five- to tenfold."""
+    # a lone surrogate (a candidate's broken text) can only stand inside a JSON string: written as its \\u escape
+    blob = text.encode("utf-8", "backslashreplace")
+    return base64.b64encode(gzip.compress(blob, compresslevel=9, mtime=0)).decode("ascii")
+
+
 def failing_data(groups) -> str:
-    """Every failing case as compact JSON for the page's script (search, pages, CSV), safe inside <script>.
+    """Every failing case as compact JSON for the page's script (search, pages, CSV), safe inside <script> even
+    unpacked.
 
     {"groups": [[key, op, adapter, verdict, clause, listed 0/1]...], "reasons": [...],
      "rows": [[group index, case id, label, outcome, message, cited clauses, reason index or -1]...]}

@@ -132,3 +132,20 @@ def five_adapter_run(listed=60):
     recs += [case_record(c, "pypto", "pass") for c in cases[2:5]]
     recs.append(case_record(cases[5], "pypto", "crash", expected_divergence="pypto's interpreter dies on this shape"))
     return cases, recs
+
+
+def unpacked(html: str, block: str):
+    """The JSON of one of report.html's packed blocks ("failing-data", "group-bodies": reports.render.packed)."""
+    import base64
+    import gzip
+    import re
+    packed = re.search(rf'<script type="application/octet-stream" id="{block}">([^<]*)</script>', html).group(1)
+    assert re.fullmatch(r"[A-Za-z0-9+/=]*", packed), "a packed block holds base64 only"
+    return json.loads(gzip.decompress(base64.b64decode(packed)))
+
+
+def report_text(path) -> str:
+    """report.html as a reader of the open page meets its text: the page, every failure group's body (drawn
+    when the group opens) and the failing cases' data, both of which the file carries packed."""
+    html = open(path, encoding="utf-8").read()
+    return html + "".join(unpacked(html, "group-bodies")) + json.dumps(unpacked(html, "failing-data"))

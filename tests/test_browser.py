@@ -1,11 +1,12 @@
 """The report in a real browser: Debian chromium driven by Playwright, opened from disk, no network.
 
 Geometry is checked the way a user meets it: `document.elementFromPoint` at
-the centre of every matrix header and cell says whether that spot can be seen
-and clicked, at a 1280 px desktop and a 390 px phone.
+the centre of every matrix row header and cell says whether that spot can be seen
+and clicked, at a 1280 or 1400 px desktop and a 390 px phone.
 """
 import csv
 import io
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -13,15 +14,15 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from adapters.registry import BUILTIN
-from contract.vocabulary import DIVERGENT
+from adapters.registry import BUILTIN, MODES
+from contract.vocabulary import DIVERGENT, LAYOUTS
 from reports.render import PAGE_ROWS, write_report
 
 from report_fixtures import FIVE, case_record, clip_case, five_adapter_run, write_results
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-DESKTOP, PHONE = (1280, 800), (390, 844)
+DESKTOP, WIDE_DESKTOP, PHONE = (1280, 800), (1400, 900), (390, 844)
 
 pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
@@ -71,6 +72,8 @@ def open_page(browser, url, size=DESKTOP, **kw):
     pg.on("request", lambda r: browser.problems.append(f"network request: {r.url}")
           if not r.url.startswith(("file:", "data:", "blob:")) else None)
     pg.goto(url)
+    # the failing cases and the groups' bodies are unpacked once after load (render.packed)
+    pg.wait_for_selector("html[data-ready]", state="attached")
     return pg
 
 
@@ -141,15 +144,17 @@ def open_everything(pg):
     pg.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
 
 
-def test_desktop_every_adapter_column_visible_and_clickable(browser, report):
+def test_desktop_every_adapter_row_visible_and_clickable(browser, report):
     pg = open_page(browser, report.as_uri(), DESKTOP)
     try:
         pg.screenshot(path=str(report.parent / "desktop-1280.png"))     # the first screen, for a person to look at
         scroll = pg.evaluate("() => { const s = document.getElementById('matrix-scroll');"
                              " return [s.scrollWidth, s.clientWidth]; }")
         assert scroll[0] <= scroll[1], f"the matrix needs a sideways scroll at 1280 px: {scroll}"
-        headers = pg.evaluate(HIT_TEST, ["#matrix-table thead th[data-adapter]", "nearest"])
-        assert [h["what"] for h in headers] == [f"header/{a}" for a in sorted(ADAPTERS, key=lambda a: (a != "oracle", a))]
+        headers = pg.evaluate(HIT_TEST, ["#matrix-table th.adapter[data-adapter]", "nearest"])
+        # mindspore-variants is a variant of mindspore: it follows it
+        assert [h["what"] for h in headers] == [f"header/{a}" for a in ("oracle", "mindspore", "mindspore-variants",
+                                                                        "pypto", "torch", "vendor")]
         cells = pg.evaluate(HIT_TEST, ["#matrix-table td[data-adapter]", "nearest"])
         assert len(cells) == len(ADAPTERS)      # one op (clip) x every adapter
         for e in headers + cells:
@@ -173,7 +178,7 @@ def test_phone_page_does_not_scroll_sideways_and_matrix_scrolls_in_its_box(brows
     try:
         pg.screenshot(path=str(report.parent / "phone-390.png"))
         assert_page_does_not_scroll_sideways(pg)
-        for sel in ("#matrix-table thead th[data-adapter]", "#matrix-table td[data-adapter]",
+        for sel in ("#matrix-table th.adapter[data-adapter]", "#matrix-table td[data-adapter]",
                     "#clause-table thead th", "#clause-table td[data-adapter]"):
             for e in pg.evaluate(HIT_TEST, [sel, "center"]):
                 assert e["ok"], (sel, e)
@@ -238,6 +243,9 @@ def test_clause_statement_is_visible_text_with_source_and_failing_group_links(pa
     row = page.locator('#clause-table tr[data-clause="CL-MIN-GT-MAX"]')
     statement = row.locator(".statement")
     statement.scroll_into_view_if_needed()
+    # the section is laid out once near the viewport (content-visibility): wait for its text to be drawn
+    page.wait_for_function("s => document.querySelector(s).innerText === %s" % json.dumps(clause.statement),
+                           arg='#clause-table tr[data-clause="CL-MIN-GT-MAX"] .statement')
     assert statement.is_visible() and statement.inner_text() == clause.statement
     assert row.get_attribute("title") is None
     assert row.locator("a.spec-link").get_attribute("href").endswith("docs/SPEC.md#cl-min-gt-max")
@@ -396,10 +404,21 @@ def test_console_shows_no_errors(browser, page):     # last in the file: after e
     assert browser.problems == []
 
 
-# ---- the report at every adapter the main job runs (issue 21: 10+ columns) ------------------------------
+# ---- the report at every adapter the main job runs (issue 37: 24 adapters, variants under their base) --------
 
-# every shipped adapter (compiled modes included) and a vendor's: the main job's widest matrix
-WIDE = ADAPTERS + tuple(name for name in BUILTIN if name not in ADAPTERS)
+# every shipped adapter (compiled modes included), the layout variants the main job runs (docs/CLI.md: torch,
+# mindspore and mindspore-variants declare layouts), a vendor's adapter and a second construction of it
+LAYOUTED = ("torch", "mindspore", "mindspore-variants")
+WIDE = ADAPTERS + tuple(name for name in BUILTIN if name not in ADAPTERS) \
+    + tuple(f"{a}@{x}" for a in LAYOUTED for x in LAYOUTS) + ("vendor@from_numpy",)
+OPS = ("clip", "scatter", "setitem")
+
+
+def family_of(name):
+    """The adapter a variant belongs under, from the registry (the report derives it from names and records)."""
+    base = name.split("@")[0]
+    base = MODES.get(base, base)
+    return next((b for b in BUILTIN if base.startswith(b + "-")), base)
 
 
 @pytest.fixture(scope="module")
@@ -407,29 +426,102 @@ def wide_report(tmp_path_factory, run):
     d = tmp_path_factory.mktemp("browser-wide")
     recs = list(run[1])
     for i, name in enumerate(WIDE[len(ADAPTERS):]):
-        recs.append(case_record(clip_case(n=4, seed=1), name, "pass"))
-        recs.append(case_record(clip_case(n=5, lo=3.0, hi=1.0, seed=9), name,
-                                "value-mismatch" if i % 2 else "pass", actual=[3.0] * 5 if i % 2 else None,
-                                expected_divergence="framework bug: a listed reason" if i % 2 else None))
+        for k, op in enumerate(OPS):    # a few ops as columns; the records' op is what the matrix reads
+            for rec in (case_record(clip_case(n=4, seed=20 + k), name, "pass"),
+                        case_record(clip_case(n=5, lo=3.0, hi=1.0, seed=30 + k), name, "value-mismatch",
+                                    actual=[3.0] * 5,
+                                    expected_divergence="framework bug: a listed reason" if i % 2 else None)):
+                rec["op"] = rec["case"]["op"] = op
+                if name in MODES:
+                    rec["mode"] = {"twin": MODES[name], "agrees": True, "twin_verdict": "pass",
+                                   "twin_outcome": "returned out", "listed": ""}
+                recs.append(rec)
     write_results(d / "r.jsonl", recs, adapters=WIDE)
     return Path(write_report([d / "r.jsonl"], d / "out")["report_html"])
 
 
-@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280px", "390px"])
-def test_every_shipped_adapter_column_and_a_vendors_stay_readable(browser, wide_report, size):
+# Where a name's lines break: each break must follow "-" or ":" or come before "@" (never inside a word)
+BREAKS = """() => Array.from(document.querySelectorAll("#matrix-table th.adapter .aname")).map(el => {
+  const text = el.textContent, bad = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), chars = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode())
+    for (let i = 0; i < n.length; i++) {
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+      chars.push([n.data[i], r.getBoundingClientRect().top]);
+    }
+  for (let i = 1; i < chars.length; i++)
+    if (chars[i][1] > chars[i - 1][1] + 2 && !("-:".includes(chars[i - 1][0]) || chars[i][0] === "@"))
+      bad.push(text.slice(0, i) + " | " + text.slice(i));
+  return {name: text, bad};
+})"""
+
+
+@pytest.mark.parametrize("size", [WIDE_DESKTOP, PHONE], ids=["1400px", "390px"])
+def test_every_adapter_of_the_main_job_is_a_reachable_row_under_its_base(browser, wide_report, size):
     pg = open_page(browser, wide_report.as_uri(), size)
     try:
-        pg.screenshot(path=str(wide_report.parent / f"wide-{size[0]}.png"))
+        pg.evaluate("document.getElementById('matrix').scrollIntoView()")
+        pg.screenshot(path=str(wide_report.parent / f"wide-{size[0]}.png"))    # for a person to look at
         assert_page_does_not_scroll_sideways(pg)
-        headers = pg.evaluate(HIT_TEST, ["#matrix-table thead th[data-adapter]", "center"])
-        assert len(headers) == len(WIDE) and all(h["ok"] for h in headers), headers
-        if size == DESKTOP:
-            scroll = pg.evaluate("() => { const s = document.getElementById('matrix-scroll');"
-                                 " return [s.scrollWidth, s.clientWidth]; }")
-            assert scroll[0] <= scroll[1], f"{len(WIDE)} columns need a sideways scroll at 1280 px: {scroll}"
+        # no op column cut off: the matrix needs no sideways scroll at either width
+        scroll = pg.evaluate("() => { const s = document.getElementById('matrix-scroll');"
+                             " return [s.scrollWidth, s.clientWidth]; }")
+        assert scroll[0] <= scroll[1], f"{len(WIDE)} adapters: the matrix needs a sideways scroll: {scroll}"
+        rows = pg.evaluate(HIT_TEST, ["#matrix-table th.adapter[data-adapter]", "nearest"])
+        assert sorted(r["what"] for r in rows) == sorted(f"header/{a}" for a in WIDE)
+        assert all(r["ok"] and r["left"] >= 0 and r["right"] <= r["vw"] for r in rows), [r for r in rows if not r["ok"]]
+        cells = pg.evaluate(HIT_TEST, ["#matrix-table td[data-adapter]", "nearest"])
+        assert len(cells) == len(WIDE) * len(OPS)
+        bad = [c for c in cells if not (c["ok"] and c["left"] >= 0 and c["right"] <= c["vw"])]
+        assert bad == [], bad[:3]
+        assert pg.evaluate("document.getElementById('matrix-scroll').scrollLeft") == 0
+        # each variant in its base's row group, after its base
+        family = pg.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll(
+            "#matrix-table tbody.family tr[data-adapter]"), tr => [tr.getAttribute("data-adapter"),
+            tr.parentElement.getAttribute("data-family")]))""")
+        assert family == {a: family_of(a) for a in WIDE}
+        order = list(family)
+        assert all(order.index(a.split("@")[0]) < order.index(a) for a in WIDE if "@" in a)
+        assert [b for b in pg.evaluate(BREAKS) if b["bad"]] == []
         open_everything(pg)
         fits = pg.evaluate(TABLES_FIT)
         assert all(t["ok"] for t in fits), [t for t in fits if not t["ok"]]
         assert_page_does_not_scroll_sideways(pg)
+    finally:
+        pg.close()
+
+
+def test_failures_are_browsed_by_family_adapter_and_op(browser, wide_report):
+    pg = open_page(browser, wide_report.as_uri(), PHONE)
+    try:
+        # torch@strided's failing groups sit under torch's family, torch@strided, then the op
+        group = pg.locator('details.fgroup[data-adapter="torch@strided"]').first
+        path = group.evaluate("""g => { const out = [];
+            for (let p = g.parentElement; p; p = p.parentElement)
+              if (p.tagName === "DETAILS") out.push(p.className + ":" + (p.getAttribute("data-op")
+                || p.getAttribute("data-adapter") || p.getAttribute("data-family")));
+            return out; }""")
+        assert path == ["fnode fop:" + group.get_attribute("data-op"), "fnode fadapter:torch@strided",
+                        "fnode ffamily:torch"]
+        # closed, the levels show their counts; only the families and lone adapters are on the page
+        assert pg.locator("details.fnode[open], details.fgroup[open]").count() == 0
+        summary = pg.locator('details.fadapter[data-adapter="torch@strided"] > summary').text_content()
+        n = sum(int(g.get_attribute("data-count"))
+                for g in pg.locator('details.fgroup[data-adapter="torch@strided"]').all())
+        assert f"{n} failing case" in summary
+        # the adapter filter leaves one adapter's levels, opened down to its groups
+        pg.select_option("#f-adapter", "torch@strided")
+        assert pg.locator("details.fnode:not([hidden])").evaluate_all(
+            "ns => ns.map(n => n.getAttribute('data-adapter') || n.getAttribute('data-family'))") == \
+            ["torch", "torch@strided"] + ["torch@strided"] * pg.locator('details.fop[data-adapter="torch@strided"]').count()
+        g = pg.locator("details.fgroup:not([hidden])").first
+        g.locator("summary").click()
+        g.locator("pre.repro").wait_for()
+        assert "torch@strided" in g.locator("pre.repro").inner_text()
+        assert_page_does_not_scroll_sideways(pg)
+        # what the page hides stays hidden, whatever its class's display (the unpack note was shown by .gate-total)
+        shown = pg.evaluate("""() => [...document.querySelectorAll('[hidden]')]
+            .filter(e => getComputedStyle(e).display !== 'none').map(e => e.id || e.className)""")
+        assert shown == [], f"actual: hidden elements on screen: {shown[:5]}; expected: none"
     finally:
         pg.close()

@@ -171,7 +171,8 @@ def test_an_output_of_another_shape_or_dtype_is_a_value_mismatch_that_report_cer
     cert = json.loads((cert_dir / "certificate.json").read_text())
     assert cert["totals"]["value-mismatch"] == len(SHAPES) - 1 and cert["totals"]["pass"] == 1
     # the report shows what was returned: the longer output's eight values, its dtype and shape
-    html = (cert_dir / "report.html").read_text()
+    from report_fixtures import report_text        # the page with its packed data (cases, group bodies)
+    html = report_text(cert_dir / "report.html")
     assert "float32[8]" in html and "float32[2, 4]" in html and "int64[4]" in html
     # `conform report` on the same file, and `conform diff` against an honest run
     r = conform("report", str(cert_dir / "results.jsonl"), "--out", str(tmp_path / "report"))
@@ -226,7 +227,8 @@ def test_text_that_is_not_valid_utf8_is_escaped_and_every_writer_accepts_it(run_
     for rec in iter_records(result.results_path):
         json.dumps(rec, ensure_ascii=False).encode("utf-8")
     from reports.render import write_report
-    html = open(write_report([result.results_path], tmp_path / "report")["report_html"], encoding="utf-8").read()
+    from report_fixtures import report_text        # the page with its packed data (the failing cases' JSON)
+    html = report_text(write_report([result.results_path], tmp_path / "report")["report_html"])
     assert "lone surrogate \\ud800 in the message" in html.replace("\\\\", "\\")   # in its JSON data too
     assert result.exit_code == EXIT_DIVERGED
 
