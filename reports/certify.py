@@ -23,7 +23,7 @@ from contract.vocabulary import READINGS
 
 from . import model as M
 
-CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences, ops.*.readings
+CERTIFICATE_VERSION = "1.3"     # 1.3: headline, adapter.borrowed; 1.2: adapter.frameworks, expectations, ops.*.listed_divergences, ops.*.readings
 PROFILE = "certify"
 EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
@@ -63,8 +63,10 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),
                     "package_note": identity.get("package_note", ""),
                     "frameworks": identity.get("frameworks", {}),
-                    "excludes": exclusions(results_path, entry, ops)},
+                    "excludes": exclusions(results_path, entry, ops),
+                    "borrowed": borrowed(results_path)},
         "claimed_ops": ops,
+        "headline": headline(name, entry, ops, header),
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),
                   "seed": header.get("seed")},
@@ -81,6 +83,30 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
         "expectations": expectations_entry(m, entry, name, ops),
         "ops": {op: _op_entry(m, op, name) for op in ops},
     }
+
+
+def borrowed(results_path) -> list:
+    """What the worker's tripwire saw the candidate take from the suite (adapters/borrow.py), over every case."""
+    from suites.judge import BORROWED_NOTE
+    seen = set()
+    for rec in M.iter_records(results_path):
+        for note in rec.get("notes") or () if rec.get("record") == "case" else ():
+            if isinstance(note, str) and note.startswith(BORROWED_NOTE):
+                seen.update(x.strip() for x in note[len(BORROWED_NOTE):].split(","))
+    return sorted(seen)
+
+
+def shipped_corpus(header: dict) -> bool:
+    from suites import corpus as C
+    return bool(header.get("corpus_hash")) and header.get("corpus_hash") == C.corpus_hash(C.DEFAULT_PATH)
+
+
+def headline(name, entry, ops, header) -> str:
+    """One line saying what was certified and on what; a corpus other than the shipped one says so first."""
+    where = ("the shipped corpus" if shipped_corpus(header) else
+             f"NOT THE SHIPPED CORPUS: another corpus ({header.get('corpus_hash', '')}), which proves nothing "
+             f"about the shipped cases")
+    return f"{name} {entry.get('version', '')}: {', '.join(ops)} on {where}"
 
 
 def exclusions(results_path, entry: dict, ops) -> list:

@@ -61,6 +61,9 @@ class Verdict:
         return divergence_key(self.op, self.verdict, self.clauses, self.dtypes, self.ranks, self.case_id)
 
 
+BORROWED_NOTE = "borrowed from the suite: "     # the worker's tripwire saw the candidate use these (adapters/borrow.py)
+
+
 def divergence_key(op, verdict, clauses, dtypes, ranks, case_id) -> str:
     return (f"{op}/{verdict}/{','.join(sorted(clauses))}/{','.join(sorted(set(dtypes)))}/"
             f"{','.join(sorted(ranks))}/{case_id}")
@@ -87,6 +90,8 @@ def record_key(rec) -> str:
 def judge(case, expectation, outcome, adapter) -> Verdict:
     """`adapter`: anything with name, version, native_api(op, case) and repro(case) (an Adapter or a handle)."""
     verdict, outcome_text, notes, extra = _decide(expectation, outcome)
+    if getattr(outcome, "borrowed", ""):
+        notes = [*notes, f"{BORROWED_NOTE}{outcome.borrowed}"]
     v = Verdict(verdict=verdict, case_id=case.id, op=case.op, adapter=adapter.name,
                 adapter_version=_text(getattr(adapter, "version", "")),
                 native_api=outcome.native_api or adapter.native_api(case.op, case),
