@@ -47,16 +47,19 @@ class Tripwire:
             return _real(case)
         E.expect = oracle.expect = expect
         for spec in SPECS.values():
-            solve = spec.solve
-            module = sys.modules.get(getattr(solve, "__module__", ""), None)
+            for field in ("solve", "call", "reference"):        # the answer, and the reference implementation
+                real = getattr(spec, field, None)
+                if not callable(real):
+                    continue
+                module = sys.modules.get(getattr(real, "__module__", ""), None)
 
-            def wrapped(*a, _real=solve, **k):
-                wire.calls.add("oracle solve")
-                return _real(*a, **k)
-            object.__setattr__(spec, "solve", wrapped)
-            for name, v in list(vars(module).items()) if module else ():
-                if v is solve:
-                    setattr(module, name, wrapped)
+                def wrapped(*a, _real=real, _what=f"oracle {field}", **k):
+                    wire.calls.add(_what)
+                    return _real(*a, **k)
+                object.__setattr__(spec, field, wrapped)
+                for name, v in list(vars(module).items()) if module else ():
+                    if v is real:
+                        setattr(module, name, wrapped)
         return wire
 
     def seen(self) -> str:

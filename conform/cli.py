@@ -337,7 +337,7 @@ def cmd_verify(args) -> int:
     for line in r.differences:
         print(terminal_text(f"DIFFERS: {line}"))
     print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else
-          "verified: hashes, claims, identity and the re-run sample agree with the certificate")
+          "verified: hashes, claims, identity, the re-run sample and the challenge agree with the certificate")
     return r.exit_code
 
 

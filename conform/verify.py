@@ -86,6 +86,7 @@ def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout
     result.challenge_seed = CH.new_seed() if challenge_seed is None else challenge_seed
     spec = cert["adapter"]["spec"]
     check_corpus(cert, accept_corpus, result)
+    check_source_copy(cert, Path(cert_dir), result)
     check_digests(cert, results, result)
     if cert["adapter"].get("borrowed"):
         result.differences.append(f"borrowed: the certified run used the suite's own "
@@ -101,6 +102,21 @@ def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout
     rerun_sample(spec, recs, sample, result, case_timeout, jobs, in_process, expectations, per_op,
                  cert["claimed_ops"])
     return result
+
+
+def check_source_copy(cert, folder, result):
+    """The copy of the adapter's module file beside the certificate (certify's source/) must be the file
+    the certificate's source_sha256 names."""
+    from contract.results import file_sha256
+    from .certify import SOURCE_COPY
+    module = cert["adapter"]["module"]
+    if not module or not (folder / SOURCE_COPY).is_dir():
+        return
+    base = folder / SOURCE_COPY / module.replace(".", "/")
+    copy = next((p for p in (base.with_name(base.name + ".py"), base / "__init__.py") if os.path.lexists(p)), None)
+    if copy is None or not stat.S_ISREG(os.lstat(copy).st_mode) or file_sha256(copy) != cert["adapter"]["source_sha256"]:
+        result.differences.append(f"source: {SOURCE_COPY}/ beside the certificate does not hold the adapter's "
+                                  f"module file ({module}) with the certified source_sha256")
 
 
 def check_corpus(cert, accept, result):
