@@ -59,7 +59,9 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
         raise CertifyError(f"the run wrote no results file at {result.results_path}", EXIT_BAD_INPUT)
     copy_expectations(result.results_path, out)
     copy_sources(identity, out)
-    return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity)
+    from suites.corpus import DEFAULT_PATH, corpus_hash
+    return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity,
+                             shipped_corpus=corpus_hash(DEFAULT_PATH))
 
 
 SOURCE_COPY = "source"          # the adapter's own source files, beside the certificate, for a reviewer

@@ -46,7 +46,7 @@ MAX_CERTIFICATE = 4 << 20       # bytes: a real certificate is a few kilobytes
 # certificate fields rebuilt from the results file; a difference means the certificate or the file was edited
 REBUILT = (("results", "results_sha256"), ("results", "verdicts_sha256"), ("results", "records"), ("claimed_ops",),
            ("totals",), ("ops",), ("suite",), ("run", "complete"), ("adapter", "name"), ("adapter", "spec"),
-           ("adapter", "version"), ("adapter", "excludes"), ("adapter", "borrowed"), ("headline",), ("expectations",))
+           ("adapter", "version"), ("adapter", "excludes"), ("adapter", "borrowed"), ("expectations",))
 COMPARED = ("verdict", "expected", "expected_divergence", "actual_values")     # per re-run case, plus the raised class
 IDENTITY = ("module", "class", "source_sha256")
 SHOWN = 5       # expectation differences printed one by one

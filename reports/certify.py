@@ -28,21 +28,23 @@ PROFILE = "certify"
 EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
 
-def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None) -> dict:
+def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None, shipped_corpus=None) -> dict:
     """Build the certificate from a finished results file; write certificate.json and the report."""
     from .render import atomic_write, write_report
-    cert = build_certificate(results_path, adapter_spec=adapter_spec, identity=identity)
+    cert = build_certificate(results_path, adapter_spec=adapter_spec, identity=identity, shipped_corpus=shipped_corpus)
     write_report([results_path], out_dir)
     atomic_write(Path(out_dir) / "certificate.json", json.dumps(cert, indent=2) + "\n")
     return cert
 
 
-def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None) -> dict:
+def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None, shipped_corpus=None) -> dict:
     """The certificate of one adapter's results file.
 
     identity: the adapter's module, class, source hash, package and frameworks (adapters/identity.py, measured by the
     harness from the spec), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
-    every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent."""
+    every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent.
+    shipped_corpus: the shipped corpus's hash (the caller's to know: reports read results files only), for the
+    headline."""
     results_path = Path(results_path)
     m = M.build_model([results_path], keep_verdicts=True)
     names = sorted({a for _, a in m.matrix})
@@ -66,7 +68,7 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "excludes": exclusions(results_path, entry, ops),
                     "borrowed": borrowed(results_path)},
         "claimed_ops": ops,
-        "headline": headline(name, entry, ops, header),
+        "headline": headline(name, entry, ops, header, shipped_corpus),
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),
                   "seed": header.get("seed")},
@@ -87,7 +89,7 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
 
 def borrowed(results_path) -> list:
     """What the worker's tripwire saw the candidate take from the suite (adapters/borrow.py), over every case."""
-    from suites.judge import BORROWED_NOTE
+    from contract.vocabulary import BORROWED_NOTE
     seen = set()
     for rec in M.iter_records(results_path):
         for note in rec.get("notes") or () if rec.get("record") == "case" else ():
@@ -96,14 +98,9 @@ def borrowed(results_path) -> list:
     return sorted(seen)
 
 
-def shipped_corpus(header: dict) -> bool:
-    from suites import corpus as C
-    return bool(header.get("corpus_hash")) and header.get("corpus_hash") == C.corpus_hash(C.DEFAULT_PATH)
-
-
-def headline(name, entry, ops, header) -> str:
+def headline(name, entry, ops, header, shipped_corpus=None) -> str:
     """One line saying what was certified and on what; a corpus other than the shipped one says so first."""
-    where = ("the shipped corpus" if shipped_corpus(header) else
+    where = ("the shipped corpus" if header.get("corpus_hash") and header.get("corpus_hash") == shipped_corpus else
              f"NOT THE SHIPPED CORPUS: another corpus ({header.get('corpus_hash', '')}), which proves nothing "
              f"about the shipped cases")
     return f"{name} {entry.get('version', '')}: {', '.join(ops)} on {where}"

@@ -14,6 +14,7 @@ from contract.codec import shape_problem
 from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 from contract.vocabulary import READ_RAISES, READ_RETURNS  # noqa: F401  (Verdict.reading; docs/RESULTS.md)
+from contract.vocabulary import BORROWED_NOTE
 
 MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
 MAX_INDICES = 10
@@ -59,9 +60,6 @@ class Verdict:
     def key(self) -> str:
         """What an expectations-file glob matches: op/verdict/clauses/dtypes/ranks/case id."""
         return divergence_key(self.op, self.verdict, self.clauses, self.dtypes, self.ranks, self.case_id)
-
-
-BORROWED_NOTE = "borrowed from the suite: "     # the worker's tripwire saw the candidate use these (adapters/borrow.py)
 
 
 def divergence_key(op, verdict, clauses, dtypes, ranks, case_id) -> str:

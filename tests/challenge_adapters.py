@@ -114,3 +114,19 @@ class Escaping(Memorized):
     def run(self, case):
         x = np.array(case.inputs["x"], copy=True)
         return Outcome.returned(out=x.copy(), x=x)
+
+
+class WrongOnFivePercent(Borrower):
+    """Right on every certified case (the oracle's answers, as a memorized table would be), wrong on one fresh
+    case in 20 (by case id): for measuring the challenge's power (benchmarks/README.md)."""
+    name = "wrong-on-5-percent"
+    _known = None
+
+    def run(self, case):
+        if WrongOnFivePercent._known is None:
+            with open(os.environ[TABLE_ENV], "rb") as f:
+                WrongOnFivePercent._known = set(pickle.load(f))
+        if case.id not in self._known and int(case.id, 16) % 20 == 0:
+            x = np.array(case.inputs["x"], copy=True)
+            return Outcome.returned(out=x + 1, x=x)
+        return super().run(case)
