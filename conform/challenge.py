@@ -28,7 +28,7 @@ import numpy as np
 from contract.vocabulary import DIVERGENT, NO_ANSWER
 
 ALPHA = 0.01            # family-wise: split over the claimed ops (Bonferroni)
-MIN_EFFECT = 0.03       # fresh unlisted-failure rate minus the certificate's, at least, to refuse
+MIN_EFFECT = 0.02       # fresh unlisted-failure rate minus the certificate's, at least, to refuse
 DEFAULT_PER_OP = 200    # fresh cases per claimed op (half drawn, half perturbed)
 # inputs that address elements rather than hold them: a new value there is another call, not another input
 _INDEX_INPUTS = ("index", "indices")
