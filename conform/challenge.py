@@ -19,6 +19,7 @@ what its certificate already admits.  Not-applicable answers count on neither si
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ ALPHA = 0.01            # family-wise: split over the claimed ops (Bonferroni)
 MIN_EFFECT = 0.02       # fresh unlisted-failure rate minus the certificate's, at least, to refuse
 DEFAULT_PER_OP = 200    # fresh cases per claimed op (half drawn, half perturbed)
 # inputs that address elements rather than hold them: a new value there is another call, not another input
-_INDEX_INPUTS = ("index", "indices")
+# (and any input the params name: setitem's key tensors, clip's tensor bounds)
+_INDEX_INPUTS = ("index", "indices", "mask")
 
 
 def new_seed() -> int:
@@ -41,8 +43,8 @@ def new_seed() -> int:
 # ---- the cases -------------------------------------------------------------------------------------------
 
 def drawn_cases(op: str, n: int, seed: int) -> list:
-    """n cases of `op` from every family of its strategies, under `seed` (not the corpus's derandomized
-    draw); cases whose id is in `avoid` are dropped by the caller."""
+    """Up to n cases of `op` from every family of its strategies, under `seed` (not the corpus's
+    derandomized draw)."""
     from hypothesis import strategies as st
     from suites import strategies
     from suites.corpus import draw_seeded
@@ -83,7 +85,8 @@ def perturbed_cases(cases, n: int, seed: int) -> list:
         if len(out) >= n:
             break
         case = pool[i]
-        inputs = {k: (v if k in _INDEX_INPUTS or k.startswith("key") else _perturbed_array(v, rng))
+        named = json.dumps(dict(case.params), default=str)
+        inputs = {k: (v if k in _INDEX_INPUTS or f'"{k}"' in named else _perturbed_array(v, rng))
                   for k, v in case.inputs.items()}
         try:
             fresh = with_oracle_clauses(Case(op=case.op, inputs=inputs, params=dict(case.params), origin="generated",
