@@ -25,6 +25,7 @@ class Outcome:
     seconds: float = 0.0               # TIMED_OUT: the limit that ran out
     native_api: str = ""               # the framework call that was made
     elapsed_s: float = 0.0             # time spent in the adapter's run()
+    borrowed: str = ""                 # set by the worker, never the candidate: what it took of the suite (adapters/borrow.py)
 
     @classmethod
     def returned(cls, **arrays):
@@ -62,7 +63,7 @@ class Outcome:
 
 _FIELDS = tuple(f.name for f in fields(Outcome))
 # What a reply may carry in each text field; more is cut (the judge keeps 4000 characters of each).
-TEXT_LIMITS = {"exc_type": 200, "message": 64 << 10, "stderr": 64 << 10, "native_api": 4000}
+TEXT_LIMITS = {"exc_type": 200, "message": 64 << 10, "stderr": 64 << 10, "native_api": 4000, "borrowed": 400}
 
 
 def clean_text(v, limit: int = 64 << 10, keep_tail: bool = False) -> str:
@@ -77,6 +78,26 @@ def clean_text(v, limit: int = 64 << 10, keep_tail: bool = False) -> str:
     except UnicodeEncodeError:
         v = v.encode("utf-8", errors="backslashreplace").decode("utf-8")
     return v
+
+
+_UNSHOWN = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")      # controls, format (bidi, zero-width), unassigned...
+
+
+def terminal_text(v) -> str:
+    """`v` as a terminal may print it: every control, escape, bidirectional, zero-width or unassigned
+    character written as a visible escape (\x1b, \u202e), so a candidate's name, version or message can
+    neither drive the terminal nor hide or reorder what is shown next to it."""
+    import unicodedata
+    s = clean_text(v if isinstance(v, (str, bytes, bytearray)) else str(v))
+    if s.isprintable() and s.isascii():
+        return s
+    out = []
+    for ch in s:
+        if unicodedata.category(ch) in _UNSHOWN:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _number(v) -> bool:

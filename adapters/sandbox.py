@@ -96,16 +96,66 @@ def bwrap_prefix(scratch: str, workdir: str, environ, writable=()) -> list:
     `writable` (the harness's choice: adapters/compile_cache.py), cwd `workdir`."""
     name, bwrap = mode()
     assert name == "bubblewrap", "bwrap_prefix without bubblewrap"
-    cmd = [bwrap, *_BWRAP_FLAGS, "--bind", scratch, scratch]
+    tmp = private_tmp(scratch)
+    cmd = [bwrap, *_BWRAP_FLAGS, *tmp, *masked_suite(), "--bind", scratch, scratch]
     for folder in (*(os.path.abspath(w) for w in writable if os.path.isdir(w)), *writable_folders(environ)):
         cmd += ["--bind", folder, folder]
+    if tmp:     # read-only, once the folders bound into it have their mount points (not recursive: they stay writable)
+        cmd += ["--remount-ro", tmp[1]]
     return cmd + ["--chdir", workdir, "--"]
+
 
 
 def writable_folders(environ) -> list:
     """The existing folders CONFORM_WORKER_WRITABLE names, absolute."""
     return [os.path.abspath(f.strip()) for f in environ.get(WRITABLE_ENV, "").split(os.pathsep)
             if f.strip() and os.path.isdir(f.strip())]
+
+
+# The suite's judge, corpus, expectations and certificate code: no worker needs them (the worker side is
+# contract/, adapters/ and the oracle's decoders), and a candidate must not answer from them.
+SUITE_FOLDERS = ("suites", "reports", "conform")
+
+
+def masked_suite() -> list:
+    """bwrap arguments that put an empty, read-only folder over each of SUITE_FOLDERS, the checkout's and an
+    installed copy's (found without importing them)."""
+    import sys
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folders = {os.path.join(here, name) for name in SUITE_FOLDERS}
+    for name in SUITE_FOLDERS:
+        # every copy a worker could import: on its path, and where an import hook (an editable install's
+        # finder) would take it
+        folders.update(os.path.join(p, name) for p in sys.path if p and os.path.isfile(os.path.join(p, name, "__init__.py")))
+        for finder in sys.meta_path:
+            try:
+                spec = finder.find_spec(name, None)
+            except Exception:       # noqa: BLE001 - a finder that cannot answer hides nothing
+                continue
+            folders.update(os.path.abspath(p) for p in ((spec and spec.submodule_search_locations) or ()))
+    out = []
+    for folder in sorted(f for f in folders if os.path.isdir(f)):
+        out += ["--tmpfs", folder, "--remount-ro", folder]
+    return out
+
+
+def private_tmp(scratch: str) -> list:
+    """bwrap arguments that give the worker a temporary folder of its own: an empty tmpfs over the harness's
+    (where the scratch folder, other workers' folders and conform verify's own lie: what a candidate could
+    tell certify from verify by), the scratch folder then bound back at its path, and read-only again what
+    the worker imports from there (a checkout or a module folder on its path)."""
+    import sys
+    import tempfile
+    roots = {os.path.realpath(tempfile.gettempdir()), "/tmp"}
+    root = next((r for r in sorted(roots) if os.path.realpath(scratch).startswith(r.rstrip("/") + "/")), None)
+    if root is None:
+        return []
+    out = ["--tmpfs", root]
+    wanted = [os.getcwd(), *sys.path, *os.environ.get("PYTHONPATH", "").split(os.pathsep), sys.prefix]
+    for p in dict.fromkeys(os.path.realpath(p) for p in wanted if p):
+        if p.startswith(root.rstrip("/") + "/") and os.path.exists(p):
+            out += ["--ro-bind", p, p]
+    return out
 
 
 # seccomp (classic BPF), given to bwrap with --seccomp: socket(AF_UNIX, ...) fails with EACCES.  A read-only

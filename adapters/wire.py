@@ -218,7 +218,7 @@ def expectation_from_msg(head, arrays):
                        error_classes=tuple(head.get("error_classes") or ()), message=head.get("message") or "")
 
 
-_OUTCOME_FIELDS = ("kind", "exc_type", "message", "stderr", "signal", "seconds", "native_api", "elapsed_s")
+_OUTCOME_FIELDS = ("kind", "exc_type", "message", "stderr", "signal", "seconds", "native_api", "elapsed_s", "borrowed")
 
 
 def outcome_to_msg(outcome):

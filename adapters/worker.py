@@ -139,7 +139,7 @@ def take_stderr() -> str:
     return text
 
 
-def serve(adapter, greeting, rfd: int, wfd: int) -> None:
+def serve(adapter, greeting, rfd: int, wfd: int, tripwire=None) -> None:
     hygiene = _Hygiene()
     hygiene.after_case()
     take_stderr()       # start-up noise is not the first case's
@@ -163,6 +163,7 @@ def serve(adapter, greeting, rfd: int, wfd: int) -> None:
             wire.send(wfd, reply)
             continue
         out = call_adapter(adapter, case)
+        out.borrowed = tripwire.seen() if tripwire else ""     # the worker's word, whatever the candidate set
         hygiene.after_case()
         captured = take_stderr()
         out.stderr = f"{out.stderr}\n{captured}" if out.stderr and captured else (out.stderr or captured)
@@ -224,6 +225,8 @@ def main(argv=None) -> int:
     # its case timed out: past OUTPUT_LIMIT bytes in any one file, SIGXFSZ kills it (a crash verdict).
     harden_limit(resource.RLIMIT_FSIZE, OUTPUT_LIMIT)
     from .registry import AdapterError, load
+    from .borrow import Tripwire, trusted
+    tripwire = None if trusted(args.spec) else Tripwire.install()     # before the candidate is imported
     try:
         adapter = load(args.spec)
         ok, reason = adapter.available()
@@ -237,7 +240,7 @@ def main(argv=None) -> int:
     if args.probe:      # what the adapter *is* the harness measures itself, without it (adapters/identity.py)
         wire.send(args.wfd, greeting)
         return 0
-    serve(adapter, greeting, args.rfd, args.wfd)
+    serve(adapter, greeting, args.rfd, args.wfd, tripwire)
     return 0
 
 

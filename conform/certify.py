@@ -58,7 +58,55 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
     if not Path(result.results_path).is_file():
         raise CertifyError(f"the run wrote no results file at {result.results_path}", EXIT_BAD_INPUT)
     copy_expectations(result.results_path, out)
-    return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity)
+    copy_sources(identity, out)
+    from suites.corpus import DEFAULT_PATH, corpus_hash
+    return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity,
+                             shipped_corpus=corpus_hash(DEFAULT_PATH))
+
+
+SOURCE_COPY = "source"          # the adapter's own source files, beside the certificate, for a reviewer
+SOURCE_CAP = 1 << 20            # bytes copied at most (the module file always)
+SOURCE_FILES = 200
+
+
+def source_path(module: str, source_file: str) -> str:
+    """Where the file of `module` goes under SOURCE_COPY: its path as an import names it."""
+    parts = module.split(".")
+    return "/".join(parts) + ("/__init__.py" if os.path.basename(source_file) == "__init__.py" else ".py")
+
+
+def copy_sources(identity, out):
+    """Copy the file that defines the adapter class to out/source/<module path>, and, when that module is in a
+    package installed neither in site-packages nor in this suite, the package's other .py files, up to
+    SOURCE_FILES files and SOURCE_CAP bytes (first come, sorted by path): what ran, for a reviewer to read.
+    The module file's hash is the certificate's source_sha256; verify checks the copy against it."""
+    import shutil
+    target = Path(out) / SOURCE_COPY
+    shutil.rmtree(target, ignore_errors=True)
+    module, source = identity.get("module", ""), identity.get("source_file", "")
+    if not module or not source or not os.path.isfile(source):
+        return
+    rel = source_path(module, source)
+    files = {rel: source}
+    depth = rel.count("/")
+    root = Path(source).parent
+    for _ in range(depth - (1 if rel.endswith("/__init__.py") else 0)):
+        root = root.parent
+    top = root / module.split(".")[0] if depth else None
+    suite = Path(__file__).resolve().parents[1]
+    if top and top.is_dir() and "-packages" not in str(top) and suite not in top.resolve().parents:
+        for f in sorted(top.rglob("*.py")):
+            if "__pycache__" not in f.parts and f.is_file() and not f.is_symlink():
+                files.setdefault(f.relative_to(root).as_posix(), str(f))
+    used = 0
+    for name, path in list(files.items())[:SOURCE_FILES]:
+        size = os.path.getsize(path)
+        if used + size > SOURCE_CAP and name != rel:
+            continue
+        used += size
+        dest = target / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest)
 
 
 def copy_expectations(results_path, out):

@@ -15,6 +15,7 @@ import time
 
 from contract.vocabulary import PROFILES, profiles_text
 
+from adapters.base import terminal_text
 from . import runner
 
 
@@ -129,6 +130,12 @@ def build_parser():
     p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                    help="calls run at once over the re-run (default: the number of cores)")
     p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
+    p.add_argument("--challenge", type=non_negative_int, metavar="N",
+                   help="fresh cases per claimed op the certificate never saw (default 200; 0: none)")
+    p.add_argument("--challenge-seed", type=non_negative_int, metavar="S",
+                   help="repeat an earlier challenge (default: a seed from os.urandom, printed after the run)")
+    p.add_argument("--accept-other-corpus", action="store_true",
+                   help="take a certificate made on a corpus other than the shipped one (refused otherwise)")
     p.set_defaults(func=cmd_verify)
 
     from . import selftest
@@ -283,20 +290,24 @@ def cmd_certify(args) -> int:
                        case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python,
                        expectations=args.expectations, progress=bar)
     except CertifyError as e:
-        print(f"conform: error: {e}", file=sys.stderr)
+        print(f"conform: error: {terminal_text(e)}", file=sys.stderr)
         return e.exit_code
     except (*INPUT_ERRORS, OSError) as e:
-        print(f"conform: error: {e}", file=sys.stderr)
+        print(f"conform: error: {terminal_text(e)}", file=sys.stderr)
         return runner.EXIT_BAD_INPUT
     finally:
         bar.finish()
     totals, listed = cert["totals"], cert["expectations"]
     failing = sum(totals.get(v, 0) for v in DIVERGENT)
-    print(f"{cert['adapter']['name']} {cert['adapter']['version']}: {', '.join(cert['claimed_ops'])}: "
-          f"{sum(totals.values())} cases, {failing} failing"
-          + (f" ({listed['listed']} listed in {args.expectations or listed['chosen']}, {listed['unlisted']} unlisted)"
-             if listed["file"] else "")
-          + f" -> {os.path.join(args.out, 'certificate.json')}")
+    from adapters.base import terminal_text as shown
+    print(shown(f"{cert['headline']}: "
+                f"{sum(totals.values())} cases, {failing} failing"
+                + (f" ({listed['listed']} listed in {args.expectations or listed['chosen']}, {listed['unlisted']} unlisted)"
+                   if listed["file"] else "")
+                + f" -> {os.path.join(args.out, 'certificate.json')}"))
+    if cert["adapter"]["borrowed"]:
+        print(shown(f"conform: warning: the candidate's worker used the suite's own {', '.join(cert['adapter']['borrowed'])}: "
+                    f"marked on the certificate (adapter.borrowed); verify refuses it"), file=sys.stderr)
     if args.junit and not _write_junit(os.path.join(args.out, cert["results"]["file"]), args.junit):
         return runner.EXIT_OUTPUT
     return runner.EXIT_DIVERGED if listed["unlisted"] else runner.EXIT_OK
@@ -306,20 +317,27 @@ def cmd_verify(args) -> int:
     from .verify import VerifyError, verify
     try:
         r = verify(args.certdir, sample=args.sample, seed=args.seed, corpus=args.corpus,
-                   case_timeout=args.case_timeout, jobs=args.jobs, in_process=args.in_process)
+                   case_timeout=args.case_timeout, jobs=args.jobs, in_process=args.in_process,
+                   challenge=args.challenge, challenge_seed=args.challenge_seed,
+                   accept_corpus=args.accept_other_corpus)
     except VerifyError as e:
-        print(f"conform: error: {e}", file=sys.stderr)
+        print(f"conform: error: {terminal_text(e)}", file=sys.stderr)
         return e.exit_code
     for note in r.notes:
-        print(f"note: {note}")
+        print(terminal_text(f"note: {note}"))
     if r.refused:
         print("refused: the adapter installed here is not the certified one; nothing was re-run")
     else:
         print(f"re-ran {r.sampled} cases (seed {r.seed}; `--seed {r.seed}` draws the same sample)")
+        if r.challenged:
+            print(f"challenged with {r.challenged} fresh cases (seed {r.challenge_seed}, drawn here and told only "
+                  f"now; `--challenge-seed {r.challenge_seed}` draws them again)")
+            for v in r.challenge:
+                print(f"challenge: {v.line()}")
     for line in r.differences:
-        print(f"DIFFERS: {line}")
+        print(terminal_text(f"DIFFERS: {line}"))
     print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else
-          "verified: hashes, claims, identity and the re-run sample agree with the certificate")
+          "verified: hashes, claims, identity, the re-run sample and the challenge agree with the certificate")
     return r.exit_code
 
 
@@ -368,7 +386,7 @@ class Progress:
         head = (f"[{'#' * int(frac * self.width)}{'.' * (self.width - int(frac * self.width))}] " if self.tty else "")
         parts = [f"{head}{done}/{total} results ({frac:.0%}), {bad} failing, {rate:.0f}/s"
                  + (f", {_duration(left)} left" if left is not None and done < total else "")]
-        parts += [f"{name} {d}/{t}" + (f" x{w}" if w > 1 else "") for name, d, t, w, _ in lanes]
+        parts += [f"{terminal_text(name)} {d}/{t}" + (f" x{w}" if w > 1 else "") for name, d, t, w, _ in lanes]
         return "; ".join(parts) if not self.tty else "  ".join(parts)
 
     def finish(self):

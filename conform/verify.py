@@ -17,6 +17,10 @@
 6. A sample: N of the recorded cases (drawn with a seed, printed, so the same sample can be drawn again)
    re-run through the adapter the spec names (conform.runner.run, with the same expectations file); each
    verdict, expected answer, listed reason, raised class and recorded value must be the certificate's.
+7. The challenge (conform/challenge.py), in the same run as the sample: fresh cases drawn with a seed only
+   this verifier knows; an op whose unlisted failures on them are significantly more frequent than on the
+   certified cases is refused.
+The certified corpus must be the shipped one, unless the caller accepts another (accept_corpus).
 
 Anything that differs is listed and the exit code is 1.  Someone who edits results.jsonl can recompute
 both digests and rebuild the certificate with the project's own builder; the identity check, the re-run
@@ -42,7 +46,7 @@ MAX_CERTIFICATE = 4 << 20       # bytes: a real certificate is a few kilobytes
 # certificate fields rebuilt from the results file; a difference means the certificate or the file was edited
 REBUILT = (("results", "results_sha256"), ("results", "verdicts_sha256"), ("results", "records"), ("claimed_ops",),
            ("totals",), ("ops",), ("suite",), ("run", "complete"), ("adapter", "name"), ("adapter", "spec"),
-           ("adapter", "version"), ("adapter", "excludes"), ("expectations",))
+           ("adapter", "version"), ("adapter", "excludes"), ("adapter", "borrowed"), ("expectations",))
 COMPARED = ("verdict", "expected", "expected_divergence", "actual_values")     # per re-run case, plus the raised class
 IDENTITY = ("module", "class", "source_sha256")
 SHOWN = 5       # expectation differences printed one by one
@@ -61,6 +65,10 @@ class VerifyResult:
     differences: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     refused: bool = False       # the identity differs: nothing was re-run
+    challenge_seed: int = None  # the challenge's seed, told after the run
+    challenged: int = 0         # fresh cases run
+    challenge: list = field(default_factory=list)       # conform.challenge.OpVerdict per claimed op
+    borrowed: list = field(default_factory=list)        # suite packages the worker imported (no sandbox)
 
     @property
     def exit_code(self) -> int:
@@ -68,11 +76,21 @@ class VerifyResult:
 
 
 def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout=None, jobs=1,
-           in_process=False) -> VerifyResult:
+           in_process=False, challenge=None, challenge_seed=None, accept_corpus=False) -> VerifyResult:
+    """`challenge`: fresh cases per claimed op (default conform.challenge.DEFAULT_PER_OP; 0: none);
+    `challenge_seed`: repeat an earlier challenge (default: os.urandom's); `accept_corpus`: take a
+    certificate made on a corpus other than the shipped one."""
+    from . import challenge as CH
     cert, results, expectations = load(cert_dir)
     result = VerifyResult(seed=secrets.randbelow(2 ** 31) if seed is None else seed)
+    result.challenge_seed = CH.new_seed() if challenge_seed is None else challenge_seed
     spec = cert["adapter"]["spec"]
+    check_corpus(cert, accept_corpus, result)
+    check_source_copy(cert, Path(cert_dir), result)
     check_digests(cert, results, result)
+    if cert["adapter"].get("borrowed"):
+        result.differences.append(f"borrowed: the certified run used the suite's own "
+                                  f"{', '.join(map(str, cert['adapter']['borrowed']))} (adapter.borrowed)")
     check_identity(cert, spec, expectations, result)
     if result.differences and any(d.startswith("identity") for d in result.differences):
         result.refused = True
@@ -80,8 +98,40 @@ def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout
     recs = case_records(results, cert["claimed_ops"])
     check_expectations(recs, expectations, result)
     check_coverage(cert, recs, corpus, result)
-    rerun_sample(spec, recs, sample, result, case_timeout, jobs, in_process, expectations)
+    per_op = CH.DEFAULT_PER_OP if challenge is None else challenge
+    rerun_sample(spec, recs, sample, result, case_timeout, jobs, in_process, expectations, per_op,
+                 cert["claimed_ops"])
     return result
+
+
+def check_source_copy(cert, folder, result):
+    """The copy of the adapter's module file beside the certificate (certify's source/) must be the file
+    the certificate's source_sha256 names."""
+    from contract.results import file_sha256
+    from .certify import SOURCE_COPY
+    module = cert["adapter"]["module"]
+    if not module or not (folder / SOURCE_COPY).is_dir():
+        return
+    base = folder / SOURCE_COPY / module.replace(".", "/")
+    copy = next((p for p in (base.with_name(base.name + ".py"), base / "__init__.py") if os.path.lexists(p)), None)
+    if copy is None or not stat.S_ISREG(os.lstat(copy).st_mode) or file_sha256(copy) != cert["adapter"]["source_sha256"]:
+        result.differences.append(f"source: {SOURCE_COPY}/ beside the certificate does not hold the adapter's "
+                                  f"module file ({module}) with the certified source_sha256")
+
+
+def check_corpus(cert, accept, result):
+    """A certificate made on another corpus than the shipped one proves nothing about the shipped cases
+    (a corpus of the cases the candidate passes certifies anything): refused unless accepted."""
+    from suites import corpus as C
+    said = cert["suite"]["corpus_hash"]
+    if said == C.corpus_hash(C.DEFAULT_PATH):
+        return
+    if accept:
+        result.notes.append(f"certified on a corpus other than the shipped one ({said}), accepted "
+                            f"(--accept-other-corpus)")
+    else:
+        result.differences.append(f"corpus: certified on a corpus other than the shipped one ({said}); "
+                                  f"`--accept-other-corpus` takes it")
 
 
 # ---- 1. the folder ---------------------------------------------------------------------------------
@@ -309,27 +359,44 @@ def check_coverage(cert, recs, corpus, result):
                         if want == have else "coverage: differs (above)")
 
 
-def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process, expectations=None):
+def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process, expectations=None, per_op=0, ops=()):
+    """Re-run n recorded cases and the challenge's fresh cases in one run (so the worker cannot tell the
+    two apart by when they come), then compare each: the recorded ones case by case, the fresh ones per
+    op by their unlisted-failure rate."""
     from reports.model import iter_records
     from contract.results import ResultsError, read_case
     from suites.corpus import write_corpus
+    from . import challenge as CH
     chosen = random.Random(result.seed).sample(recs, min(n, len(recs)))
     try:
         cases = {r["case_id"]: read_case(r) for r in chosen}
+        recorded = [read_case(r) for r in recs] if per_op else []
     except ResultsError as e:
         raise VerifyError(str(e)) from None
-    result.sampled = len(chosen)
-    if not chosen:
+    fresh = CH.challenge_cases(ops, per_op, result.challenge_seed, recorded, avoid={r["case_id"] for r in recs})
+    result.sampled, result.challenged = len(chosen), len(fresh)
+    if not chosen and not fresh:
         return
-    with tempfile.TemporaryDirectory(prefix="conform-verify-") as tmp:
-        corpus = Path(tmp) / "sample.jsonl"
-        write_corpus(corpus, sorted(cases.values(), key=lambda c: c.id))
+    # neutral names: nothing the worker can see says "verify" (the certify run makes no such folder either)
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus.jsonl"
+        write_corpus(corpus, sorted([*cases.values(), *fresh], key=lambda c: c.id))
         run = runner.run([spec], corpus=str(corpus), out_dir=str(Path(tmp) / "out"), case_timeout=case_timeout,
                          jobs=jobs, in_process=in_process, profile="certify",
                          expectations_files={spec: str(expectations)} if expectations else None)
         if run.exit_code not in (EXIT_OK, EXIT_DIVERGED):
             raise VerifyError(run.message or f"the re-run stopped with exit code {run.exit_code}", run.exit_code)
         again = {r["case_id"]: r for r in iter_records(run.results_path) if r["record"] == "case"}
+        result.borrowed = _borrowed(run.results_path)
+    if fresh:
+        ids = {c.id for c in fresh}
+        result.challenge = CH.compare(ops, recs, [r for i, r in again.items() if i in ids])
+        for v in result.challenge:
+            if v.refused:
+                result.differences.append(f"challenge: {v.line()}")
+    if result.borrowed:
+        result.differences.append(f"borrowed: the worker imported the suite's own {', '.join(result.borrowed)} "
+                                  f"(an answer taken from the suite is not the candidate's)")
     for rec in chosen:
         now = again.get(rec["case_id"])
         where = f"case {rec['case_id']} ({rec['op']})"
@@ -345,6 +412,12 @@ def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process, expectat
         if raised[0] != raised[1]:
             result.differences.append(f"{where}: raised class differs: the certificate says {raised[0]!r}, "
                                       f"the re-run gives {raised[1]!r}")
+
+
+def _borrowed(results_path) -> list:
+    """What the worker's tripwire saw the candidate take from the suite in the re-run (adapters/borrow.py)."""
+    from reports.certify import borrowed
+    return borrowed(results_path)
 
 
 def _get(obj, path):

@@ -43,6 +43,10 @@ NO_ANSWER = frozenset({"not-applicable"})
 assert DIVERGENT | CONFORMING | NO_ANSWER == set(VERDICTS) and not DIVERGENT & CONFORMING
 
 # Exit codes of `conform` (docs/CLI.md).
+# the note a case record carries when the worker's tripwire saw the candidate use the suite's own code
+# (adapters/borrow.py); the certificate's adapter.borrowed gathers them
+BORROWED_NOTE = "borrowed from the suite: "
+
 EXIT_OK = 0             # conformant, or only listed divergences
 EXIT_DIVERGED = 1       # unlisted divergences (diff: a regression; certify: failures)
 EXIT_USAGE = 2          # bad command line

@@ -23,26 +23,28 @@ from contract.vocabulary import READINGS
 
 from . import model as M
 
-CERTIFICATE_VERSION = "1.2"     # 1.2: adapter.frameworks, expectations, ops.*.listed_divergences, ops.*.readings
+CERTIFICATE_VERSION = "1.3"     # 1.3: headline, adapter.borrowed; 1.2: adapter.frameworks, expectations, ops.*.listed_divergences, ops.*.readings
 PROFILE = "certify"
 EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
 
-def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None) -> dict:
+def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None, shipped_corpus=None) -> dict:
     """Build the certificate from a finished results file; write certificate.json and the report."""
     from .render import atomic_write, write_report
-    cert = build_certificate(results_path, adapter_spec=adapter_spec, identity=identity)
+    cert = build_certificate(results_path, adapter_spec=adapter_spec, identity=identity, shipped_corpus=shipped_corpus)
     write_report([results_path], out_dir)
     atomic_write(Path(out_dir) / "certificate.json", json.dumps(cert, indent=2) + "\n")
     return cert
 
 
-def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None) -> dict:
+def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None, shipped_corpus=None) -> dict:
     """The certificate of one adapter's results file.
 
     identity: the adapter's module, class, source hash, package and frameworks (adapters/identity.py, measured by the
     harness from the spec), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
-    every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent."""
+    every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent.
+    shipped_corpus: the shipped corpus's hash (the caller's to know: reports read results files only), for the
+    headline."""
     results_path = Path(results_path)
     m = M.build_model([results_path], keep_verdicts=True)
     names = sorted({a for _, a in m.matrix})
@@ -63,8 +65,10 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
                     "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),
                     "package_note": identity.get("package_note", ""),
                     "frameworks": identity.get("frameworks", {}),
-                    "excludes": exclusions(results_path, entry, ops)},
+                    "excludes": exclusions(results_path, entry, ops),
+                    "borrowed": borrowed(results_path)},
         "claimed_ops": ops,
+        "headline": headline(name, entry, ops, header, shipped_corpus),
         "suite": {"version": header.get("suite_version", ""), "corpus_hash": header.get("corpus_hash", ""),
                   "corpus_cases": header.get("corpus_cases"), "profile": header.get("profile", ""),
                   "seed": header.get("seed")},
@@ -81,6 +85,25 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
         "expectations": expectations_entry(m, entry, name, ops),
         "ops": {op: _op_entry(m, op, name) for op in ops},
     }
+
+
+def borrowed(results_path) -> list:
+    """What the worker's tripwire saw the candidate take from the suite (adapters/borrow.py), over every case."""
+    from contract.vocabulary import BORROWED_NOTE
+    seen = set()
+    for rec in M.iter_records(results_path):
+        for note in rec.get("notes") or () if rec.get("record") == "case" else ():
+            if isinstance(note, str) and note.startswith(BORROWED_NOTE):
+                seen.update(x.strip() for x in note[len(BORROWED_NOTE):].split(","))
+    return sorted(seen)
+
+
+def headline(name, entry, ops, header, shipped_corpus=None) -> str:
+    """One line saying what was certified and on what; a corpus other than the shipped one says so first."""
+    where = ("the shipped corpus" if header.get("corpus_hash") and header.get("corpus_hash") == shipped_corpus else
+             f"NOT THE SHIPPED CORPUS: another corpus ({header.get('corpus_hash', '')}), which proves nothing "
+             f"about the shipped cases")
+    return f"{name} {entry.get('version', '')}: {', '.join(ops)} on {where}"
 
 
 def exclusions(results_path, entry: dict, ops) -> list:

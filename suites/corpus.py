@@ -62,20 +62,28 @@ def draw_examples(strategy, n: int) -> list:
         return _draw(strategy, n)
 
 
-def _draw(strategy, n: int) -> list:
+def _draw(strategy, n: int, decorate=None) -> list:
     from hypothesis import HealthCheck, Phase, given, settings
 
     out = []
 
-    @settings(settings.get_profile("default"), derandomize=True, max_examples=n, database=None,
+    @settings(settings.get_profile("default"), derandomize=decorate is None, max_examples=n, database=None,
               phases=[Phase.generate], deadline=None, suppress_health_check=list(HealthCheck),
               print_blob=False)
     @given(strategy)
     def collect(case):
         out.append(case)
 
-    collect()
+    (decorate(collect) if decorate else collect)()
     return out
+
+
+def draw_seeded(strategy, n: int, seed: int) -> list:
+    """Up to n examples Hypothesis draws from `strategy` under `seed` (conform verify's challenge: a draw the
+    corpus's derandomized one does not repeat, and that the same seed draws again)."""
+    from hypothesis import seed as with_seed
+    with _without_local_constants():
+        return _draw(strategy, n, decorate=with_seed(seed))
 
 
 # The builders import the case makers when they run: reading a corpus needs neither the oracle nor Hypothesis.

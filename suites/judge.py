@@ -14,6 +14,7 @@ from contract.codec import shape_problem
 from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 from contract.vocabulary import READ_RAISES, READ_RETURNS  # noqa: F401  (Verdict.reading; docs/RESULTS.md)
+from contract.vocabulary import BORROWED_NOTE
 
 MAX_VALUES = 4096       # arrays larger than this are not copied into a verdict (docs/RESULTS.md)
 MAX_INDICES = 10
@@ -87,6 +88,8 @@ def record_key(rec) -> str:
 def judge(case, expectation, outcome, adapter) -> Verdict:
     """`adapter`: anything with name, version, native_api(op, case) and repro(case) (an Adapter or a handle)."""
     verdict, outcome_text, notes, extra = _decide(expectation, outcome)
+    if getattr(outcome, "borrowed", ""):
+        notes = [*notes, f"{BORROWED_NOTE}{outcome.borrowed}"]
     v = Verdict(verdict=verdict, case_id=case.id, op=case.op, adapter=adapter.name,
                 adapter_version=_text(getattr(adapter, "version", "")),
                 native_api=outcome.native_api or adapter.native_api(case.op, case),

@@ -214,7 +214,7 @@ def failing_cert(tmp_path, certified_once):
 
 
 def verify(cert, *args, timeout=300):
-    return conform("verify", cert, "--sample", "100", *args, timeout=timeout)
+    return conform("verify", cert, "--sample", "100", "--accept-other-corpus", "--challenge", "20", *args, timeout=timeout)
 
 
 def test_verify_refuses_a_forgery_pointed_at_the_oracle(failing_cert):

@@ -117,6 +117,7 @@ def test_a_worker_started_again_has_the_case_timeout_to_say_hello_not_five_minut
     from boundary_adapters import SLOW_START_ENV
     flag = tmp_path / "slow"
     monkeypatch.setenv(SLOW_START_ENV, str(flag))
+    monkeypatch.setenv(sandbox.WRITABLE_ENV, str(tmp_path))     # the worker's /tmp is its own: bound back
     h = pool.WorkerHandle("boundary_adapters:SlowToRestart", case_timeout=2)
     try:
         flag.write_text("from now on")
