@@ -262,7 +262,11 @@ class WorkerHandle:
         cmd = [self.python, *_safe_path_flag(self.python), "-m", "adapters.keeper", "--harness", str(os.getpid()),
                "--chdir", work]
         if sandbox.mode()[0] == "bubblewrap":
-            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._scratch, work, os.environ,
+            # what the worker runs and imports, where it lies under the /tmp the worker gets a private one of
+            interpreter = os.path.abspath(self.python)
+            readable = (os.path.dirname(os.path.dirname(interpreter)),
+                        os.path.dirname(os.path.dirname(os.path.realpath(interpreter))), *import_path)
+            cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self._scratch, work, os.environ, readable=readable,
                                                                       writable=(cache,) if cache else ()))]
         cmd += [self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:

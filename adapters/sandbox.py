@@ -91,12 +91,12 @@ def describe() -> str:
     return "sandboxed by bubblewrap" if name == "bubblewrap" else f"not sandboxed: {why}"
 
 
-def bwrap_prefix(scratch: str, workdir: str, environ, writable=()) -> list:
+def bwrap_prefix(scratch: str, workdir: str, environ, writable=(), readable=()) -> list:
     """The bwrap command line (up to `--`) a worker is started under, writable `scratch` and the folders of
     `writable` (the harness's choice: adapters/compile_cache.py), cwd `workdir`."""
     name, bwrap = mode()
     assert name == "bubblewrap", "bwrap_prefix without bubblewrap"
-    tmp = private_tmp(scratch)
+    tmp = private_tmp(scratch, readable)
     cmd = [bwrap, *_BWRAP_FLAGS, *tmp, *masked_suite(), "--bind", scratch, scratch]
     for folder in (*(os.path.abspath(w) for w in writable if os.path.isdir(w)), *writable_folders(environ)):
         cmd += ["--bind", folder, folder]
@@ -139,7 +139,7 @@ def masked_suite() -> list:
     return out
 
 
-def private_tmp(scratch: str) -> list:
+def private_tmp(scratch: str, readable=()) -> list:
     """bwrap arguments that give the worker a temporary folder of its own: an empty tmpfs over the harness's
     (where the scratch folder, other workers' folders and conform verify's own lie: what a candidate could
     tell certify from verify by), the scratch folder then bound back at its path, and read-only again what
@@ -151,7 +151,7 @@ def private_tmp(scratch: str) -> list:
     if root is None:
         return []
     out = ["--tmpfs", root]
-    wanted = [os.getcwd(), *sys.path, *os.environ.get("PYTHONPATH", "").split(os.pathsep), sys.prefix]
+    wanted = [os.getcwd(), *sys.path, *os.environ.get("PYTHONPATH", "").split(os.pathsep), sys.prefix, *readable]
     for p in dict.fromkeys(os.path.realpath(p) for p in wanted if p):
         if p.startswith(root.rstrip("/") + "/") and os.path.exists(p):
             out += ["--ro-bind", p, p]
