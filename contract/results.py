@@ -153,6 +153,21 @@ def _packages() -> dict:
     return out
 
 
+# ---- which adapter made a record ----------------------------------------------------------
+
+def adapter_identity(adapter_meta) -> tuple:
+    """(name, version, Python, NumPy) of a header's adapter entry: verdicts made under two of these are not
+    one run (a resumed run and merged shards refuse the mix).  NumPy's casts and the framework's NumPy
+    interop can change verdicts; the interpreter's path is not compared: the same environment at another
+    path (a resumed CI job) gives the same verdicts."""
+    # str(): a hostile header's non-string fields must not break a sort
+    return tuple(str(adapter_meta.get(k) or "") for k in ("name", "version", "python_version", "numpy"))
+
+
+def named_identities(identities) -> str:
+    return ", ".join(f"{n} {v}" + (f" (Python {p}, NumPy {np})" if p or np else "") for n, v, p, np in identities)
+
+
 # ---- reading -----------------------------------------------------------------------------
 
 def iter_records(path: str, allow_truncated: bool = True):

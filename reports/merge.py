@@ -15,6 +15,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from contract.results import adapter_identity, named_identities
+
 from . import model as M
 
 
@@ -50,6 +52,16 @@ def check_compatible(paths) -> list:
             if h.get(key) != first.get(key):
                 raise MergeError(f"refusing to merge: {p}:1 has {key} {h.get(key)!r}, "
                                  f"but {paths[0]}:1 has {first.get(key)!r}")
+    # One adapter's verdicts under two versions (or Pythons, NumPys) are not one run: resume refuses the
+    # same mix, and the merged header could name only one of them.
+    made_by = {}
+    for p, h in zip(paths, headers):
+        for a in h.get("adapters") or []:
+            ident = adapter_identity(a)
+            p0, ident0 = made_by.setdefault(ident[0], (p, ident))
+            if ident != ident0:
+                raise MergeError(f"refusing to merge: {p}:1 ran adapter {named_identities([ident])}, "
+                                 f"but {p0}:1 ran {named_identities([ident0])}")
     return headers
 
 

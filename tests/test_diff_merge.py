@@ -1,4 +1,5 @@
 """`conform diff` and `conform merge`: categories, exit codes, refusals, nothing half-written."""
+import json
 import os
 import subprocess
 import sys
@@ -99,6 +100,21 @@ def test_merge_refuses_mixed_corpus_or_suite(tmp_path, capsys, field, kw):
         merge(paths, out / "results.jsonl")
     assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_INCOMPATIBLE
     assert f"shard2.jsonl:1 has {field}" in capsys.readouterr().err
+    assert not out.exists() or os.listdir(out) == [], "nothing half-written"
+
+
+def test_merge_refuses_shards_of_one_adapter_made_with_different_versions(tmp_path, capsys):
+    # resume refuses this mix (tests/test_run_outputs.py); merge labelled the whole result with the first version
+    _, paths = _shards(tmp_path)
+    lines = paths[2].read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["adapters"][1]["version"] = "2.0"
+    paths[2].write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    out = tmp_path / "m"
+    with pytest.raises(MergeError, match=r"shard2\.jsonl:1 ran adapter torch 2\.0.*shard0\.jsonl:1 ran torch 2\.13"):
+        merge(paths, out / "results.jsonl")
+    assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_INCOMPATIBLE
+    assert "torch 2.0" in capsys.readouterr().err
     assert not out.exists() or os.listdir(out) == [], "nothing half-written"
 
 
