@@ -67,6 +67,7 @@ def cmd_report(args) -> int:
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
     print(f"{r['records']} records -> {r['report_html']}, {r['summary_json']}")
+    _print_conflicts(r["summary"]["run"]["duplicate_conflicts"])
     return EXIT_OK
 
 
@@ -116,10 +117,14 @@ def cmd_merge(args) -> int:
           f"({r['duplicates']} duplicates dropped)")
     for line in r["incomplete"]:
         print(f"conform: warning: incomplete (allowed by --allow-incomplete): {line}", file=sys.stderr)
-    for c in r["conflicts"]:
+    _print_conflicts(r["conflicts"])
+    return EXIT_OK
+
+
+def _print_conflicts(conflicts):
+    for c in conflicts:
         print(f"warning: {c['adapter']} case {c['case_id']}: kept {c['kept']}, dropped {c['dropped']} "
               f"from {c['file']}", file=sys.stderr)
-    return EXIT_OK
 
 
 def main(argv=None) -> int:

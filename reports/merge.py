@@ -101,7 +101,7 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
     header = merged_header(paths, headers)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    seen, counts, duplicates, conflicts = {}, Counter(), 0, []
+    first, counts = M.FirstRecords(), Counter()
     files = [[str(p), h, None] for p, h in zip(paths, headers)]
     per_adapter = Counter()
     fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
@@ -114,16 +114,10 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
                         files[i][2] = rec
                     if rec.get("record") != "case":
                         continue
-                    key = (rec["case_id"], rec["adapter"])
-                    if key in seen:
-                        duplicates += 1
-                        if seen[key] != rec["verdict"] and len(conflicts) < 100:
-                            conflicts.append({"case_id": key[0], "adapter": key[1], "kept": seen[key],
-                                              "dropped": rec["verdict"], "file": str(p)})
+                    if not first.keep(rec, p):
                         continue
-                    seen[key] = rec["verdict"]
                     counts[rec["verdict"]] += 1
-                    per_adapter[key[1]] += 1
+                    per_adapter[rec["adapter"]] += 1
                     rec = dict(rec, run_id=header["run_id"])
                     f.write(json.dumps(rec) + "\n")
             problems = M.completeness_problems(files, per_adapter)
@@ -140,8 +134,8 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    return {"out": str(out_path), "records": sum(counts.values()), "duplicates": duplicates,
-            "conflicts": conflicts, "counts": dict(counts), "run_id": header["run_id"],
+    return {"out": str(out_path), "records": sum(counts.values()), "duplicates": first.duplicates,
+            "conflicts": first.conflicts, "counts": dict(counts), "run_id": header["run_id"],
             "complete": not problems, "incomplete": problems}
 
 

@@ -141,7 +141,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "group_clauses": sorted({g.clause for g in groups}),
         "failing_data": failing_data(groups),
         "page_rows": PAGE_ROWS,
-        "records": m.records, "duplicates": m.duplicates,
+        "records": m.records, "duplicates": m.duplicates, "duplicate_conflicts": m.duplicate_conflicts,
         "coverage_gaps": [c for c in m.coverage_gaps() if scope is None or m.clause_op(c) in scope],
         "domain": domain_view(summary),
         "incomplete": list(m.incomplete),
