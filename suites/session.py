@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from oracle.registry import ops as registered_ops
 from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
-from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED)
+from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED, name_problem)
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
@@ -357,6 +357,8 @@ class RunSession:
                 if error is not None:
                     raise error
                 h.spec = spec
+                if (problem := name_problem(h.name)):      # the worker checks its hello; in-process, here
+                    raise SessionError(f"adapter {spec!r} refused: {problem}", EXIT_ADAPTER)
                 if not h.available:
                     h.close()
                     if required:

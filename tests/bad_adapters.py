@@ -52,6 +52,10 @@ class GoodClip(_Clip):
         return Outcome.returned(out=clip_formula(case), x=case.inputs["x"].copy())
 
 
+class InvisiblyNamedTorch(GoodClip):
+    name = "torch\u200b"       # "torch" and a zero-width space: a second "torch" column beside the real one
+
+
 class Segfault(_Clip):
     """Dies by SIGSEGV on cases labelled 'crash', like a framework's kernel on bad input."""
     name = "segfault"
