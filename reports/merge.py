@@ -15,6 +15,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from contract.outputfile import refuse_non_regular
 from contract.results import adapter_identity, named_identities
 
 from . import model as M
@@ -101,6 +102,7 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
     header = merged_header(paths, headers)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_non_regular(out_path)
     first, counts = M.FirstRecords(), Counter()
     files = [[str(p), h, None] for p, h in zip(paths, headers)]
     per_adapter = Counter()

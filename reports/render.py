@@ -11,6 +11,7 @@ import jinja2
 import numpy as np
 
 from contract.codec import CodecError, decode_array
+from contract.outputfile import refuse_non_regular
 
 from contract.vocabulary import VERDICT_MEANINGS as VOCABULARY_MEANINGS
 from .glossary import plain
@@ -71,6 +72,7 @@ def spec_doc_href(out_dir) -> str:
 def atomic_write(path: Path, text: str) -> Path:
     """Write beside the target and rename, so a reader never sees half a file."""
     path = Path(path)
+    refuse_non_regular(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
