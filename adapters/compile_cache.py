@@ -33,6 +33,26 @@ def root(environ) -> str:
     return os.path.join(xdg, "tensor-conformance", "compile")
 
 
+def writable_problem(environ) -> str:
+    """'' unless a folder of CONFORM_WORKER_WRITABLE holds the kept caches, is their root or lies inside it;
+    else the one-line reason the run is refused.  Every worker may write those folders, and a kept kernel is
+    code a later compiled run loads: a candidate could change another adapter's answers in a later run."""
+    from .sandbox import WRITABLE_ENV
+    base = root(environ)
+    if not base:
+        return ""
+    base = os.path.realpath(base)
+    for given in environ.get(WRITABLE_ENV, "").split(os.pathsep):
+        if not given.strip():
+            continue
+        w = os.path.realpath(os.path.abspath(os.path.expanduser(given.strip())))
+        if os.path.commonpath([w, base]) in (w, base):
+            return (f"{WRITABLE_ENV} names {given.strip()}, which holds the kept compile caches "
+                    f"({base}) or lies in them: every worker could write code a later compiled run loads; "
+                    f"name another folder, or move the caches ({ENV}=FOLDER, or {ENV}=off)")
+    return ""
+
+
 def folder(spec: str, environ) -> str:
     """The compile-cache folder of the adapter `spec` names (made if missing), or "" for none: an adapter
     not marked compile_cache, a cache turned off, or a folder that cannot be made (the run then compiles anew)."""

@@ -278,7 +278,10 @@ class RunSession:
         """Start the adapters (each in its worker, unless in-process) and load their expectations."""
         if self.handle_sets:
             return self
+        from adapters import compile_cache
         from adapters.registry import AdapterError, resolve
+        if (problem := compile_cache.writable_problem(os.environ)):
+            raise SessionError(problem, EXIT_USAGE)
         specs = self.specs or default_specs()
         for spec in specs:          # names that resolve to nothing fail before any worker starts
             try:
