@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from .. import proctree
+
 
 @dataclass
 class ChildResult:
@@ -202,18 +204,9 @@ def _read_message(fd: int, timeout, more_time=None):
         buf += chunk
 
 
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
 def cpu_seconds(pid: int) -> float:
-    """CPU time (user and system, its threads and reaped children included) the process has used; 0 when
-    it is gone or /proc cannot say."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15]) / _TICK    # utime stime cutime cstime
-    except (OSError, IndexError, ValueError):
-        return 0.0
+    """CPU time the process has used, its threads and the children it waited for included."""
+    return proctree.cpu_seconds([pid], reaped=True)
 
 
 def _die_with(parent: int) -> None:
