@@ -264,6 +264,22 @@ class SpinInChild(_Clip):
         return GoodClip.run(self, case)
 
 
+class InStep(_Clip):
+    """Sleeps through its first 16 cases (c0..c15), so it is weighed as a lane asleep and gets more workers
+    than cores; then every call waits for the next quarter second of the clock, which all its workers share,
+    and spins 30 ms of CPU: its workers compute in step, several at once where the scheduler gave one core,
+    while each call looks mostly asleep."""
+    name = "in-step"
+
+    def run(self, case):
+        if int(case.label.lstrip("c")) < 16:
+            time.sleep(0.03)
+        else:
+            time.sleep(0.25 - time.time() % 0.25)
+            _spin(0.03)
+        return GoodClip.run(self, case)
+
+
 def _spin(seconds):
     end = time.process_time() + seconds
     while time.process_time() < end:
