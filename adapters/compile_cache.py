@@ -33,6 +33,30 @@ def root(environ) -> str:
     return os.path.join(xdg, "tensor-conformance", "compile")
 
 
+def writable_problem(environ) -> str:
+    """'' unless a folder of CONFORM_WORKER_WRITABLE holds the kept caches, is their root or lies inside it;
+    else the one-line reason the run is refused.  Every worker may write those folders, and a kept kernel is
+    code a later compiled run loads: a candidate could change another adapter's answers in a later run."""
+    from .sandbox import WRITABLE_ENV
+    for given in environ.get(WRITABLE_ENV, "").split(os.pathsep):
+        if given.strip() and holds_cache(given.strip(), environ):
+            return (f"{WRITABLE_ENV} names {given.strip()}, which holds the kept compile caches "
+                    f"({root(environ)}) or lies in them: every worker could write code a later compiled run "
+                    f"loads; name another folder, or move the caches ({ENV}=FOLDER, or {ENV}=off)")
+    return ""
+
+
+def holds_cache(folder: str, environ) -> bool:
+    """Whether a worker allowed to write `folder` could write a kept compile cache: `folder` is the caches'
+    root, above it, or inside it (links resolved).  For the sandbox's own check of every writable folder."""
+    base = root(environ)
+    if not base:
+        return False
+    base = os.path.realpath(base)
+    w = os.path.realpath(os.path.abspath(os.path.expanduser(folder)))
+    return os.path.commonpath([w, base]) in (w, base)
+
+
 def folder(spec: str, environ) -> str:
     """The compile-cache folder of the adapter `spec` names (made if missing), or "" for none: an adapter
     not marked compile_cache, a cache turned off, or a folder that cannot be made (the run then compiles anew)."""

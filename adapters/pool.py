@@ -39,6 +39,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
+from contract.vocabulary import name_problem
+
 from . import compile_cache, proctree, sandbox, threads, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
@@ -648,6 +650,8 @@ def _hello_problem(h) -> str:
             return bad(k, "a string")
     if not h["name"]:
         return "name must not be empty"
+    if (problem := name_problem(h["name"])):
+        return problem
     if not isinstance(h.get("available"), bool):
         return bad("available", "true or false")
     for k in ("ops", "constructions", "layouts", "excludes"):

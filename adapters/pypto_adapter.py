@@ -136,14 +136,14 @@ class PyptoAdapter(Adapter):
                 return Outcome.raised(e)
         self._ws.clear_call_files()
         limit = self._hang_limit.seconds()
-        started = time.monotonic()
-        child = self._child.call(case.to_json(), limit)
+        child = self._child.call(case.to_json(), limit, wall_limit=HangLimit.WALL_S)
         if child.timed_out:
             return Outcome(TIMED_OUT, seconds=limit,
-                           message=f"the kernel call did not finish within {limit:g} s (25x the typical call "
-                                   f"here, at least {self._hang_limit.floor:g} s, at most "
-                                   f"{self._hang_limit.ceiling:g} s); killed")
-        self._hang_limit.record(time.monotonic() - started)
+                           message=f"the kernel call did not finish within {limit:g} s of CPU time (25x the "
+                                   f"typical call here, at least {self._hang_limit.floor:g} s, at most "
+                                   f"{self._hang_limit.ceiling:g} s), or used none for as long, or ran "
+                                   f"{HangLimit.WALL_S:g} s; killed after {child.cpu_s:.3g} s of CPU time")
+        self._hang_limit.record(child.cpu_s)
         if child.signal is not None:
             return Outcome(CRASHED, signal=child.signal, message=f"the kernel call died by signal {child.signal}")
         if child.payload is None:

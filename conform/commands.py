@@ -9,7 +9,9 @@ Exit codes (documented in docs/SUMMARY.md):
   1  `diff`: a regression, or coverage of the base lost (an adapter or cases missing from the new run)
   2  usage error (argparse)
   3  an input file is missing, unreadable or malformed (message names file and line)
-  4  `diff`: runs of different corpora or suite versions; `merge`: those, or an incomplete shard set
+  4  `diff`: runs of different corpora or suite versions; `merge`: those, one adapter under two versions,
+     or an incomplete shard set
+  7  an output path that exists and is not a regular file (contract/outputfile.py): refused, left as it was
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK
+from contract.outputfile import NotRegularFile
+from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_INCOMPATIBLE, EXIT_OK, EXIT_OUTPUT
 
 
 
@@ -48,6 +51,11 @@ def _input_error(e) -> int:
     return EXIT_BAD_INPUT
 
 
+def _output_error(e) -> int:
+    print(f"conform: error: {e.strerror}", file=sys.stderr)
+    return EXIT_OUTPUT
+
+
 def _missing(paths):
     for p in paths:
         if Path(p).is_dir():
@@ -64,9 +72,12 @@ def cmd_report(args) -> int:
         return _input_error(msg)
     try:
         r = write_report(args.results, args.out)
+    except NotRegularFile as e:
+        return _output_error(e)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
     print(f"{r['records']} records -> {r['report_html']}, {r['summary_json']}")
+    _print_conflicts(r["summary"]["run"]["duplicate_conflicts"])
     return EXIT_OK
 
 
@@ -77,6 +88,8 @@ def cmd_diff(args) -> int:
         return _input_error(msg)
     try:
         r = write_diff(args.base, args.new, args.out)
+    except NotRegularFile as e:
+        return _output_error(e)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
     from reports.diff import coverage_problems, identity_problems
@@ -110,16 +123,22 @@ def cmd_merge(args) -> int:
     except MergeError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return EXIT_INCOMPATIBLE
+    except NotRegularFile as e:
+        return _output_error(e)
     except (*M.INPUT_ERRORS, OSError, UnicodeDecodeError) as e:
         return _input_error(e)
     print(f"{r['records']} records from {len(args.results)} files -> {r['out']} "
           f"({r['duplicates']} duplicates dropped)")
     for line in r["incomplete"]:
         print(f"conform: warning: incomplete (allowed by --allow-incomplete): {line}", file=sys.stderr)
-    for c in r["conflicts"]:
+    _print_conflicts(r["conflicts"])
+    return EXIT_OK
+
+
+def _print_conflicts(conflicts):
+    for c in conflicts:
         print(f"warning: {c['adapter']} case {c['case_id']}: kept {c['kept']}, dropped {c['dropped']} "
               f"from {c['file']}", file=sys.stderr)
-    return EXIT_OK
 
 
 def main(argv=None) -> int:

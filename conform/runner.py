@@ -14,7 +14,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from contract.results import ResultsError, ResultsLocked, ResultsWriter, iter_records, lock_results
+from contract.results import (ResultsError, ResultsLocked, ResultsWriter, adapter_identity, iter_records,
+                              lock_results, named_identities)
 
 from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_DIVERGED,  # noqa: F401
                                  EXIT_INCOMPATIBLE, EXIT_INTERRUPTED, EXIT_OK, EXIT_ORACLE, EXIT_OUTPUT,
@@ -86,24 +87,13 @@ def _previous(path, header_expect):
             raise RunError(f"cannot resume {path}: it was made with {k} {header.get(k)!r}, "
                            f"this run has {header_expect.get(k)!r}", EXIT_INCOMPATIBLE)
     # Verdicts of two versions of a framework are not one run: a changed adapter version is refused too,
-    # and so is a changed Python or NumPy under an adapter (--python, or its environment rebuilt): NumPy's
-    # casts and the framework's NumPy interop can change verdicts.  The interpreter's path is not
-    # compared: the same environment at another path (a resumed CI job) gives the same verdicts.
-    before = sorted(_identity(a) for a in header["adapters"] if isinstance(a, dict))
-    now_ = sorted(_identity(a) for a in header_expect["adapters"])
+    # and so is a changed Python or NumPy under an adapter (--python, or its environment rebuilt).
+    before = sorted(adapter_identity(a) for a in header["adapters"] if isinstance(a, dict))
+    now_ = sorted(adapter_identity(a) for a in header_expect["adapters"])
     if before != now_:
-        raise RunError(f"cannot resume {path}: it ran adapters {_named(before)}, this run has {_named(now_)}",
-                       EXIT_INCOMPATIBLE)
+        raise RunError(f"cannot resume {path}: it ran adapters {named_identities(before)}, "
+                       f"this run has {named_identities(now_)}", EXIT_INCOMPATIBLE)
     return header, done, counts, finished
-
-
-def _identity(adapter_meta) -> tuple:
-    # str(): a hostile header's non-string fields must not break the sort
-    return tuple(str(adapter_meta.get(k) or "") for k in ("name", "version", "python_version", "numpy"))
-
-
-def _named(identities) -> str:
-    return ", ".join(f"{n} {v}" + (f" (Python {p}, NumPy {np})" if p or np else "") for n, v, p, np in identities)
 
 
 def _drop_torn_tail(path):

@@ -10,7 +10,8 @@ Each bound is checked before the work it bounds:
 - its bytes must be UTF-8;
 - a JSON line may hold at most MAX_CONTAINERS arrays and objects, nested at most
   MAX_DEPTH deep, counted on the bytes before anything is parsed;
-- NaN, Infinity and numbers too large for a float are refused (JSON has none, json.loads takes them);
+- NaN, Infinity and numbers too large for a float, integers too, are refused (JSON has none, json.loads
+  takes them);
 - strings must be Unicode text: an escaped lone surrogate ("\\ud800") is refused,
   since no UTF-8 report or HTML page could hold it.
 What one line may cost in memory is then a small multiple of the line cap.
@@ -21,6 +22,7 @@ import json
 import math
 import os
 import re
+import sys
 
 MAX_DEPTH = 64              # nesting of arrays and objects; real records nest fewer than 10 deep
 MAX_CONTAINERS = 1 << 16    # arrays and objects in one line; real records hold fewer than 300
@@ -90,8 +92,21 @@ def _finite_float(s):
     return f
 
 
-# parse_float costs a Python call per float literal: records hold a handful.
+def _float_sized_int(s):
+    n = int(s)
+    if abs(n) > _FLOAT_MAX:
+        raise _Refused(f"number {s[:30]}... is too large for a float")
+    return n
+
+
+_FLOAT_MAX = sys.float_info.max
+# parse_float costs a Python call per float literal: records hold a handful.  Integers are many (shapes,
+# indices): only a line holding a digit run as long as the largest float's (309 digits) is decoded again
+# with an int check; the run may be inside a string, then the second decode finds nothing to refuse.
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+_INT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
+                                parse_int=_float_sized_int)
+_LONG_DIGITS = re.compile(rb"[0-9]{309}")
 _TOKENS = re.compile(rb'\\.|["\[\]{}]', re.S)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -101,7 +116,7 @@ def parse_json(raw: bytes, path, line: int, error=InputFileError):
     s = text(raw, path, line, error)
     _check_nesting(raw, path, line, error)
     try:
-        obj = _DECODER.decode(s)
+        obj = (_INT_DECODER if _LONG_DIGITS.search(raw) else _DECODER).decode(s)
     except _Refused as e:
         raise error(path, line, f"not JSON: {e}") from None
     except ValueError as e:     # JSONDecodeError, and ints of more than 4300 digits

@@ -12,7 +12,7 @@ import numpy as np
 
 from contract.codec import CodecError, array_problem, decode_array, encode_array, short
 from contract.inputfile import InputFileError, open_input, parse_json, read_lines
-from contract.vocabulary import SUITE_VERSION, VERDICTS
+from contract.vocabulary import SUITE_VERSION, VERDICTS, name_problem
 
 SCHEMA = 1
 MAX_LINE = 16 << 20         # bytes in one record (docs/RESULTS.md); a longer line is refused unread
@@ -153,6 +153,21 @@ def _packages() -> dict:
     return out
 
 
+# ---- which adapter made a record ----------------------------------------------------------
+
+def adapter_identity(adapter_meta) -> tuple:
+    """(name, version, Python, NumPy) of a header's adapter entry: verdicts made under two of these are not
+    one run (a resumed run and merged shards refuse the mix).  NumPy's casts and the framework's NumPy
+    interop can change verdicts; the interpreter's path is not compared: the same environment at another
+    path (a resumed CI job) gives the same verdicts."""
+    # str(): a hostile header's non-string fields must not break a sort
+    return tuple(str(adapter_meta.get(k) or "") for k in ("name", "version", "python_version", "numpy"))
+
+
+def named_identities(identities) -> str:
+    return ", ".join(f"{n} {v}" + (f" (Python {p}, NumPy {np})" if p or np else "") for n, v, p, np in identities)
+
+
 # ---- reading -----------------------------------------------------------------------------
 
 def iter_records(path: str, allow_truncated: bool = True):
@@ -267,6 +282,8 @@ def record_problem(rec) -> str:
             problem = _field_problem(a, {"name": _NAME}, _ADAPTER_FIELDS, prefix=f"adapters[{i}] ")
             if problem:
                 return problem
+            if (problem := name_problem(a["name"])):
+                return f"adapters[{i}] field 'name': {problem}"
     elif kind == "end":
         if not all(v in VERDICTS and type(n) is int and n >= 0 for v, n in rec["counts"].items()):
             return "end record field 'counts' must map verdicts to non-negative integers"
@@ -279,6 +296,8 @@ def _case_record_problem(rec) -> str:
     # The report counts by verdict: one it does not know would silently vanish from every table.
     if rec["verdict"] not in VERDICTS:
         return f"unknown verdict {short(rec['verdict'], 40)}"
+    if (problem := name_problem(rec["adapter"])):
+        return f"field 'adapter': {problem}"
     if "mismatch" in rec:
         problem = _field_problem(rec["mismatch"], {}, _MISMATCH_FIELDS, prefix="mismatch ")
         if problem:

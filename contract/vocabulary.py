@@ -87,3 +87,27 @@ STRIDED = "strided"         # every other element of a tensor twice as long alon
 OFFSET = "offset"           # contiguous, at a non-zero storage offset of a larger 1-D tensor
 EXPANDED = "expanded"       # a zero-stride expanded view, for an input the call only reads
 LAYOUTS = (STRIDED, OFFSET, EXPANDED)   # the non-default layouts, in the order runs and reports show them
+
+
+# ---- adapter names ------------------------------------------------------------------------------
+# A name heads a column of every table: two that print alike would read as one adapter.  Refused: control
+# characters (Cc), format characters (Cf: zero-width, bidirectional overrides, soft hyphen), line and
+# paragraph separators (Zl, Zp), spaces other than the plain one (Zs: no-break, ideographic...), unassigned
+# and private-use code points and surrogates (Cn, Co, Cs), and a space at either end.
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cn", "Co", "Cs"})
+
+
+def name_problem(name: str) -> str:
+    """'' for an adapter name a reader can tell apart from every other one; else why not (the character
+    named by code point and Unicode name)."""
+    import unicodedata
+    if name != name.strip(" "):
+        return f"adapter name {name!r} begins or ends with a space"
+    for i, ch in enumerate(name):
+        cat = unicodedata.category(ch)
+        if cat in _INVISIBLE or (cat == "Zs" and ch != " "):
+            what = unicodedata.name(ch, "") or {"Cc": "a control character"}.get(cat, f"category {cat}")
+            return (f"adapter name {name!r} holds U+{ord(ch):04X} {what} at position {i + 1}: an invisible, "
+                    "bidirectional or look-alike character would print as another name")
+    return ""

@@ -15,6 +15,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from contract.outputfile import refuse_non_regular
+from contract.results import adapter_identity, named_identities
+
 from . import model as M
 
 
@@ -50,6 +53,16 @@ def check_compatible(paths) -> list:
             if h.get(key) != first.get(key):
                 raise MergeError(f"refusing to merge: {p}:1 has {key} {h.get(key)!r}, "
                                  f"but {paths[0]}:1 has {first.get(key)!r}")
+    # One adapter's verdicts under two versions (or Pythons, NumPys) are not one run: resume refuses the
+    # same mix, and the merged header could name only one of them.
+    made_by = {}
+    for p, h in zip(paths, headers):
+        for a in h.get("adapters") or []:
+            ident = adapter_identity(a)
+            p0, ident0 = made_by.setdefault(ident[0], (p, ident))
+            if ident != ident0:
+                raise MergeError(f"refusing to merge: {p}:1 ran adapter {named_identities([ident])}, "
+                                 f"but {p0}:1 ran {named_identities([ident0])}")
     return headers
 
 
@@ -89,7 +102,8 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
     header = merged_header(paths, headers)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    seen, counts, duplicates, conflicts = {}, Counter(), 0, []
+    refuse_non_regular(out_path)
+    first, counts = M.FirstRecords(), Counter()
     files = [[str(p), h, None] for p, h in zip(paths, headers)]
     per_adapter = Counter()
     fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
@@ -102,16 +116,10 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
                         files[i][2] = rec
                     if rec.get("record") != "case":
                         continue
-                    key = (rec["case_id"], rec["adapter"])
-                    if key in seen:
-                        duplicates += 1
-                        if seen[key] != rec["verdict"] and len(conflicts) < 100:
-                            conflicts.append({"case_id": key[0], "adapter": key[1], "kept": seen[key],
-                                              "dropped": rec["verdict"], "file": str(p)})
+                    if not first.keep(rec, p):
                         continue
-                    seen[key] = rec["verdict"]
                     counts[rec["verdict"]] += 1
-                    per_adapter[key[1]] += 1
+                    per_adapter[rec["adapter"]] += 1
                     rec = dict(rec, run_id=header["run_id"])
                     f.write(json.dumps(rec) + "\n")
             problems = M.completeness_problems(files, per_adapter)
@@ -128,8 +136,8 @@ def merge(paths, out_path, allow_incomplete=False) -> dict:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    return {"out": str(out_path), "records": sum(counts.values()), "duplicates": duplicates,
-            "conflicts": conflicts, "counts": dict(counts), "run_id": header["run_id"],
+    return {"out": str(out_path), "records": sum(counts.values()), "duplicates": first.duplicates,
+            "conflicts": first.conflicts, "counts": dict(counts), "run_id": header["run_id"],
             "complete": not problems, "incomplete": problems}
 
 

@@ -164,6 +164,8 @@ class Model:
     verdict_lines: list = None
     kinds: dict = field(default_factory=dict)             # clause -> kind, from the catalogue
     duplicates: int = 0
+    duplicate_conflicts: list = field(default_factory=list)   # FirstRecords.conflicts
+    duplicate_unlisted: Counter = field(default_factory=Counter)  # (op, adapter) -> conflicting duplicates
     domain_hits: Counter = field(default_factory=Counter)  # (op, param, class) -> distinct cases hitting it
     domain_cases: dict = field(default_factory=dict)       # case id -> op, for the cases counted there
     # the mode-consistency gate (suites/modes.py): compiled mode -> its eager twin, its counts
@@ -221,9 +223,11 @@ class Model:
         # a compiled mode answering otherwise than its eager twin, unlisted, fails the gate as well
         unlisted += sum(n for (o, a), n in self.mode_unlisted.items()
                         if (adapter is None or a == adapter) and (op is None or o == op))
-        # and so does an answer that changes with its inputs' layout (counted on the variant, NAME@LAYOUT)
-        unlisted += sum(n for (o, a), n in self.layout_unlisted.items()
-                        if (adapter is None or a == adapter) and (op is None or o == op))
+        # and so does an answer that changes with its inputs' layout (counted on the variant, NAME@LAYOUT),
+        # and a case answered twice with different verdicts (FirstRecords)
+        for counts in (self.layout_unlisted, self.duplicate_unlisted):
+            unlisted += sum(n for (o, a), n in counts.items()
+                            if (adapter is None or a == adapter) and (op is None or o == op))
         return {"unlisted": unlisted, "expected": expected, "exit_code": EXIT_DIVERGED if unlisted else EXIT_OK}
 
     def clause_ids(self):
@@ -325,7 +329,7 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
     m.conflict_clauses = frozenset(c.clause for c in m.conflicts)
     m.verdict_lines = [] if keep_verdicts else None
     m.kinds = {c: i.kind for c, i in m.catalogue.items()}
-    seen_keys = set()
+    first = FirstRecords()
     files = []
     for path in paths:
         files.append([str(path), {}, None])
@@ -339,19 +343,46 @@ def build_model(paths, catalogue=None, keep_verdicts=False) -> Model:
                 files[-1][2] = rec
             elif kind == "case":
                 key = (rec["case_id"], rec["adapter"])
-                if key in seen_keys:      # a resumed run or overlapping shards: count each answer once
-                    m.duplicates += 1
+                if not first.keep(rec, path):   # a resumed run or overlapping shards: count each answer once
                     continue
-                seen_keys.add(key)
                 add_record(m, rec)
                 if m.verdict_lines is not None:
                     m.verdict_lines.append(f"{key[0]}\t{key[1]}\t{rec['verdict']}")
     attribute_failures(m)
+    m.duplicates, m.duplicate_conflicts, m.duplicate_unlisted = first.duplicates, first.conflicts, first.conflicting
     per_adapter = Counter()
     for (_, a), c in m.matrix.items():
         per_adapter[a] += sum(c.values())
     m.incomplete = completeness_problems(files, per_adapter)
     return m
+
+
+class FirstRecords:
+    """The first record of each (case_id, adapter) counts (the report, merge); a later one is a duplicate (a
+    resumed run, overlapping shards), and a duplicate whose verdict differs is a conflict (a
+    non-deterministic candidate, a shard run on another build): named, never hidden, and it fails the gate.
+    Memory: one key and one verdict per record, and at most CONFLICTS_LISTED conflicts listed."""
+
+    CONFLICTS_LISTED = 100
+
+    def __init__(self):
+        self.verdicts, self.duplicates, self.conflicts = {}, 0, []
+        self.conflicting = Counter()        # (op, adapter) -> conflicting duplicates, all of them
+
+    def keep(self, rec, path) -> bool:
+        """Whether `rec` is the first of its (case_id, adapter)."""
+        key = (rec["case_id"], rec["adapter"])
+        kept = self.verdicts.get(key)
+        if kept is None:
+            self.verdicts[key] = rec["verdict"]
+            return True
+        self.duplicates += 1
+        if kept != rec["verdict"]:
+            self.conflicting[(rec["op"], key[1])] += 1
+            if len(self.conflicts) < self.CONFLICTS_LISTED:
+                self.conflicts.append({"case_id": key[0], "adapter": key[1], "kept": kept,
+                                       "dropped": rec["verdict"], "file": str(path)})
+        return False
 
 
 def completeness_problems(files, cases_per_adapter) -> list:

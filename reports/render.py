@@ -14,6 +14,7 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from contract.codec import CodecError, decode_array
+from contract.outputfile import refuse_non_regular
 
 from contract.vocabulary import VERDICT_MEANINGS as VOCABULARY_MEANINGS
 from .glossary import plain
@@ -79,6 +80,7 @@ def spec_doc_href(out_dir) -> str:
 def atomic_write(path: Path, text: str) -> Path:
     """Write beside the target and rename, so a reader never sees half a file."""
     path = Path(path)
+    refuse_non_regular(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -155,7 +157,7 @@ def view(m: M.Model, summary: dict) -> dict:
         "failing_data": packed(failing_data(groups)),
         "group_bodies": group_bodies(group_views),
         "page_rows": PAGE_ROWS,
-        "records": m.records, "duplicates": m.duplicates,
+        "records": m.records, "duplicates": m.duplicates, "duplicate_conflicts": m.duplicate_conflicts,
         "coverage_gaps": [c for c in m.coverage_gaps() if scope is None or m.clause_op(c) in scope],
         "domain": domain_view(summary),
         "incomplete": list(m.incomplete),

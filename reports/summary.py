@@ -15,7 +15,7 @@ from contract.vocabulary import READINGS
 
 from . import model as M
 
-SUMMARY_VERSION = "1.6"
+SUMMARY_VERSION = "1.7"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "summary.schema.json"
 
 
@@ -33,6 +33,7 @@ def build_summary(m: M.Model) -> dict:
                          "started": h.get("started", "")} for h in m.headers],
             "records": m.records,
             "duplicates_dropped": m.duplicates,
+            "duplicate_conflicts": list(m.duplicate_conflicts),
         },
         "gate": m.gate(),
         "environment": {"platform": h0.get("platform", ""), "python": h0.get("python", ""),

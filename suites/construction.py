@@ -11,25 +11,17 @@ optionally with `~ regex` searched in the two outcome summaries.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-
-import numpy as np
 
 from adapters.registry import split_construction
 from contract.vocabulary import LAYOUTS
 
+from .judge import arrays_digest
+
 
 def answer(verdict) -> tuple:
     """What a verdict says the adapter answered, comparable between two constructions of one case."""
-    values = ""
-    if verdict.actual_values:
-        h = hashlib.sha256()
-        for name in sorted(verdict.actual_values):
-            a = np.ascontiguousarray(verdict.actual_values[name])
-            h.update(f"{name}:{a.dtype}:{a.shape}".encode())
-            h.update(a.tobytes())
-        values = h.hexdigest()[:16]
+    values = arrays_digest(verdict.actual_values) if verdict.actual_values else ""
     err = verdict.error or {}
     return verdict.verdict, err.get("actual_class") or "", tuple(verdict.notes), values
 

@@ -25,6 +25,7 @@ from typing import Iterator
 from contract.case import Case
 from contract.codec import CodecError, short
 from contract.inputfile import InputFileError, open_input, parse_json, read_lines
+from contract.outputfile import refuse_non_regular
 from contract.vocabulary import SUITE_VERSION
 
 SCHEMA = 1
@@ -151,6 +152,7 @@ def write_corpus(path=DEFAULT_PATH, cases=None) -> str:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    refuse_non_regular(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as f:

@@ -125,10 +125,17 @@ def answer_of(outcome) -> str:
     (returned).  Two adapters answered the same exactly when their digests are equal: bit for bit as the
     judge compares values (a zero's sign counts; every NaN is one NaN, its sign and payload do not), on
     inputs the documents leave open too (the mode-consistency gate, docs/DESIGN.md)."""
-    h = hashlib.sha256(f"{outcome.kind}|{outcome.exc_type}|{outcome.signal}".encode())
-    for name in sorted(outcome.arrays or {}):
-        a = _one_nan(np.ascontiguousarray(outcome.arrays[name]))
-        h.update(f"|{name}:{a.dtype}:{a.shape}|".encode())
+    return arrays_digest(outcome.arrays, f"{outcome.kind}|{outcome.exc_type}|{outcome.signal}")
+
+
+def arrays_digest(arrays, head: str = "") -> str:
+    """A digest of `head` and every array's name, dtype, shape and bytes (each NaN one NaN, as answer_of)."""
+    h = hashlib.sha256(head.encode())
+    for name in sorted(arrays or {}):
+        a = np.asarray(arrays[name])
+        shape = a.shape     # before ascontiguousarray, which makes a 0-d array 1-d: 5 and [5] are two answers
+        a = _one_nan(np.ascontiguousarray(a))
+        h.update(f"|{name}:{a.dtype}:{shape}|".encode())
         h.update(a.tobytes() if a.dtype != object else repr(a.tolist()).encode())
     return h.hexdigest()[:16]
 

@@ -18,6 +18,14 @@ the calls running, each weighed by its lane's share, leave room for it.  A run o
 3 s after a failing kernel) weighs little, and its lane gets more workers than cores, up to OVERSUBSCRIBE per
 core.  In-process there is one call at a time.
 
+A lane's extra workers never compute more than one core's worth at once: weighed by their calls' average,
+workers that sleep in step and then compute in step (a candidate timing itself on the clock) would share one
+core's slot while each computes.  So every CPU_WINDOW_S the harness counts the lane's workers computing at
+once (a thread of the tree running or waiting for a core, /proc); more than one, and more than its running
+calls were weighed at, weighs each call by the share of those computing (Lane.burst): the lane gets no more
+calls at once than that leaves room for.  A look that finds no such excess fades the burst, so a chance
+coincidence of workers that mostly wait costs little, and workers computing in step are held to the cores.
+
 Modelled on pytest-xdist's split: the session owns adapters and judging, the workers run calls, and this
 module only decides which worker runs what next.
 """
@@ -40,6 +48,9 @@ OVERSUBSCRIBE = 4           # calls at once per core, at most (lanes whose worke
 LOAD_WEIGHT = 0.125         # weight of a lane's newest call in its load (a moving average: the corpus is in op
                             # order, and a lane can sleep through one op and compute through the next)
 LOAD_FLOOR = 0.05           # the least a lane's call weighs
+CPU_WINDOW_S = 0.05         # how often the harness counts a lane's workers computing at once
+BURST_FADE = 0.99           # per look without workers computing past their weight: a coincidence fades (~3.5 s
+                            # half-life), workers computing in step are seen again every few looks
 
 
 @dataclass
@@ -69,11 +80,18 @@ class Lane:
         self.busy_s = 0.0               # seconds its workers spent on cases (the adapter's own run() time)
         self.warm_up_s = 0.0            # the part of busy_s its first WARM_UP cases took
         self.load = 1.0                 # the share of a core one of its calls keeps busy (1 until measured)
+        self.burst = 0.0                # the share of a core each call took while its workers computed at once
+        self.running = 0                # its calls now
         self._computing = self._wall = 0.0      # moving averages of a call's seconds computing and in all
 
     @property
     def workers(self) -> int:
         return len(self.handles) + self.starting
+
+    @property
+    def weight(self) -> float:
+        """What one of its calls weighs: its average load, or what its workers took at once, whichever is more."""
+        return max(self.load, self.burst)
 
     def mean_s(self) -> float:
         """Its time per case once warm (past its first WARM_UP cases)."""
@@ -159,6 +177,8 @@ class Scheduler:
         exhausted = False
         threads = [threading.Thread(target=self._slot, args=(i,), name=f"conform-slot-{i}", daemon=True)
                    for i in range(self.most)]
+        if self.most > self.jobs:       # only where a lane may have more calls at once than cores
+            threads.append(threading.Thread(target=self._watch_cpu, name="conform-cpu", daemon=True))
         for t in threads:
             t.start()
         try:
@@ -272,21 +292,21 @@ class Scheduler:
         None: nothing that fits."""
         best = None
         for ln in self.lanes.values():
-            if ln.queue and ln.idle and self._fits(ln.load) and (best is None or ln.queue[0].index < best.queue[0].index):
+            if ln.queue and ln.idle and self._fits(ln.weight) and (best is None or ln.queue[0].index < best.queue[0].index):
                 best = ln
         if best is not None:
-            return self._begin(best, best.queue.popleft(), best.idle.pop(), best.load)
+            return self._begin(best, best.queue.popleft(), best.idle.pop(), best.weight)
         grow = None
         for ln in self.lanes.values():
             # a worker kept from an earlier run costs no start: the lane takes it while it has room
             kept = self.spare.get(ln.spec) and ln.workers < self.most
-            if ln.queue and (kept or ln.worth_another(self.most)) and self._fits(ln.load) \
+            if ln.queue and (kept or ln.worth_another(self.most)) and self._fits(ln.weight) \
                     and (grow is None or ln.queue[0].index < grow.queue[0].index):
                 grow = ln
         if grow is not None:
             # weighed as its calls: a start computes, but once per worker, and the workers are few
             grow.starting += 1
-            return self._begin(grow, grow.queue.popleft(), None, grow.load)
+            return self._begin(grow, grow.queue.popleft(), None, grow.weight)
         return None
 
     def _fits(self, load: float) -> bool:
@@ -296,12 +316,37 @@ class Scheduler:
         weight = min(load, self.jobs)
         self.running += 1
         self.running_load += weight
+        lane.running += 1
         self.peak = max(self.peak, self.running)
         return lane, entry, handle, weight
 
-    def _end(self, weight) -> None:
+    def _end(self, lane, weight) -> None:
         self.running -= 1
         self.running_load -= weight
+        lane.running -= 1
+
+    # ---- a lane's workers computing at once -------------------------------------------------------
+    def _watch_cpu(self) -> None:
+        """Every CPU_WINDOW_S, how many of each lane's workers compute at once (a thread running or waiting
+        for a core: proctree.runnable).  More than a core's worth, and more than its running calls were
+        weighed at, weighs the lane by the share each took (Lane.burst); a look without fades it."""
+        from adapters import proctree
+        while True:
+            deadline = time.monotonic() + CPU_WINDOW_S
+            with self._cv:
+                while not self._stop and deadline > time.monotonic():
+                    self._cv.wait(deadline - time.monotonic())
+                if self._stop:
+                    return
+                lanes = [(ln, ln.running, [h.proc.pid for h in ln.handles if getattr(h, "proc", None)])
+                         for ln in self.lanes.values() if len(ln.handles) > 1]
+            for ln, running, roots in lanes:
+                computing = sum(proctree.runnable([r, *proctree.descendants(r)]) for r in roots)
+                with self._cv:
+                    if computing > max(1.0, running * ln.weight) + 1e-9:
+                        ln.burst = max(ln.burst, min(1.0, computing / max(running, 1)))
+                    else:
+                        ln.burst *= BURST_FADE
 
     def _grow(self, lane):
         try:
@@ -333,10 +378,10 @@ class Scheduler:
             verdict = None if failure else session.verdict(case, expectation, outcome, handle)
         except BaseException:
             with self._cv:
-                self._end(weight)
+                self._end(lane, weight)
             raise
         with self._cv:
-            self._end(weight)
+            self._end(lane, weight)
             looked, computing = after[0] - before[0], after[1] - before[1]
             lane.measured(computing / looked if looked else 1.0, time.monotonic() - started)
             lane.add(cost)

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from oracle.registry import ops as registered_ops
 from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
-from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED)
+from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED, name_problem)
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
@@ -278,7 +278,10 @@ class RunSession:
         """Start the adapters (each in its worker, unless in-process) and load their expectations."""
         if self.handle_sets:
             return self
+        from adapters import compile_cache
         from adapters.registry import AdapterError, resolve
+        if (problem := compile_cache.writable_problem(os.environ)):
+            raise SessionError(problem, EXIT_USAGE)
         specs = self.specs or default_specs()
         for spec in specs:          # names that resolve to nothing fail before any worker starts
             try:
@@ -357,6 +360,8 @@ class RunSession:
                 if error is not None:
                     raise error
                 h.spec = spec
+                if (problem := name_problem(h.name)):      # the worker checks its hello; in-process, here
+                    raise SessionError(f"adapter {spec!r} refused: {problem}", EXIT_ADAPTER)
                 if not h.available:
                     h.close()
                     if required:

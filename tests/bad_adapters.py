@@ -52,6 +52,10 @@ class GoodClip(_Clip):
         return Outcome.returned(out=clip_formula(case), x=case.inputs["x"].copy())
 
 
+class InvisiblyNamedTorch(GoodClip):
+    name = "torch\u200b"       # "torch" and a zero-width space: a second "torch" column beside the real one
+
+
 class Segfault(_Clip):
     """Dies by SIGSEGV on cases labelled 'crash', like a framework's kernel on bad input."""
     name = "segfault"
@@ -257,6 +261,22 @@ class SpinInChild(_Clip):
         import subprocess
         subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.03\n"
                         "while time.process_time() < end: pass"], check=True)
+        return GoodClip.run(self, case)
+
+
+class InStep(_Clip):
+    """Sleeps through its first 16 cases (c0..c15), so it is weighed as a lane asleep and gets more workers
+    than cores; then every call waits for the next quarter second of the clock, which all its workers share,
+    and spins 30 ms of CPU: its workers compute in step, several at once where the scheduler gave one core,
+    while each call looks mostly asleep."""
+    name = "in-step"
+
+    def run(self, case):
+        if int(case.label.lstrip("c")) < 16:
+            time.sleep(0.03)
+        else:
+            time.sleep(0.25 - time.time() % 0.25)
+            _spin(0.03)
         return GoodClip.run(self, case)
 
 

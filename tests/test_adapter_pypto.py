@@ -122,15 +122,63 @@ def test_a_hanging_call_times_out_and_the_adapter_lives_on():
         a.close()
 
 
-def test_the_hang_limit_is_the_measured_floor_and_rises_with_the_load():
+def test_the_hang_limit_is_the_measured_floor_and_follows_the_typical_call():
     from adapters.pypto_runtime.isolate import FLOOR_S, HangLimit
     limit = HangLimit()
     for _ in range(50):
         limit.record(0.037)                         # the corpus's median call on the 2-core machine
     assert limit.seconds() == FLOOR_S == 1.0
     for _ in range(50):
-        limit.record(0.2)                           # a loaded machine: every call five times slower
+        limit.record(0.2)                           # calls that do five times the work
     assert limit.seconds() == 5.0
+
+
+def _work(request):
+    """A kernel call's stand-in: spins for request["cpu"] s of its own CPU time (None: forever), or sleeps."""
+    import time as t
+    if request.get("sleep"):
+        t.sleep(1e6)
+    start = t.process_time()
+    while request["cpu"] is None or t.process_time() - start < request["cpu"]:
+        pass
+    return {"done": request["cpu"]}, True
+
+
+@pytest.fixture
+def loaded_machine():
+    """Every core busy, and more: os.cpu_count() + 1 spinning processes, killed after the test (at most 60 s)."""
+    spin = [sys.executable, "-c", "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"]
+    procs = [subprocess.Popen(spin) for _ in range((os.cpu_count() or 1) + 1)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def test_load_alone_never_turns_a_slow_pass_into_a_timeout_and_a_hang_still_times_out(loaded_machine):
+    # a slow pass on a loaded machine was "timed out after 1.30331 s": the limit was 25x the median wall
+    # time of the last calls (floor 1 s), and a sudden rise in load is not in that median yet
+    import time
+    from adapters.pypto_runtime.isolate import FLOOR_S, KeptChild
+    child = KeptChild(_work)
+    try:
+        for _ in range(3):      # each uses 0.8 s of CPU, under the 1 s limit, and takes longer than 1 s of wall
+            t0 = time.monotonic()
+            r = child.call({"cpu": 0.8}, FLOOR_S, wall_limit=20.0)
+            took = time.monotonic() - t0
+            assert not r.timed_out and r.payload == {"done": 0.8}, \
+                f"actual: a call of 0.8 s CPU timed out after {took:.2f} s under load; expected its answer"
+            assert 0.75 <= r.cpu_s <= 1.5, r.cpu_s
+        t0 = time.monotonic()
+        r = child.call({"cpu": None}, FLOOR_S, wall_limit=20.0)       # spins forever: stopped at 1 s of CPU
+        assert r.timed_out and FLOOR_S <= r.cpu_s < 1.5 and time.monotonic() - t0 < 20.0, r
+        t0 = time.monotonic()
+        r = child.call({"sleep": True}, FLOOR_S, wall_limit=20.0)     # waits on nothing: 1 s without progress
+        assert r.timed_out and r.cpu_s < 0.5 and time.monotonic() - t0 < 5.0, r
+    finally:
+        child.close()
 
 
 @needs_pypto

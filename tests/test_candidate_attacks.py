@@ -20,7 +20,7 @@ import pytest
 from adapters import pool, wire
 from adapters.sandbox import WRITABLE_ENV
 from conform import runner
-from contract.vocabulary import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
+from contract.vocabulary import EXIT_ADAPTER, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
 from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
@@ -576,6 +576,29 @@ def test_an_adapters_own_case_timeout_of_1e12_s_runs_under_the_ceiling(monkeypat
 
 
 # ---- the worker's environment (issue 18, point 4) ---------------------------------------------------
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["worker", "in-process"])
+def test_an_adapter_named_torch_and_a_zero_width_space_is_refused_naming_the_character(tmp_path, in_process):
+    # it showed as a second "torch" column beside the real one in every table
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("a", x=[1.0, 5.0])])
+    result = runner.run(["bad_adapters:InvisiblyNamedTorch"], corpus=str(corpus), out_dir=str(tmp_path / "out"),
+                        in_process=in_process)
+    assert result.exit_code == EXIT_ADAPTER, result.message
+    assert "U+200B" in result.message and "ZERO WIDTH SPACE" in result.message, result.message
+    assert not os.path.exists(result.results_path) or not any(
+        r["record"] == "case" for r in iter_records(result.results_path))
+    info = pool.probe("bad_adapters:InvisiblyNamedTorch")
+    assert not info.available and "U+200B" in info.reason, info.reason
+
+
+@pytest.mark.parametrize("name", ["torch\u202e", "torch\u00a0", "torch\n", "torch ", "\u2028torch", "tor\u00adch"])
+def test_names_a_reader_cannot_tell_from_another_are_refused(name):
+    from contract.vocabulary import name_problem
+    assert name_problem(name), f"{name!r} accepted"
+    assert name_problem("torch") == name_problem("jax-jit") == name_problem("torch@strided") == ""
+    assert name_problem("my adapter \u00e9\u4e2d") == ""     # letters of any script, inner spaces
+
 
 def test_a_secret_in_the_harnesss_environment_is_not_visible_to_the_candidate(monkeypatch):
     from adapters import sandbox

@@ -8,6 +8,7 @@ import pytest
 from adapters import compile_cache, sandbox
 from conform import runner
 from contract.results import iter_records
+from contract.vocabulary import EXIT_USAGE
 
 from bad_adapters import clip_case, write_corpus
 from misbehaving_adapters import HARNESS_ENV, TARGETS_ENV
@@ -92,3 +93,28 @@ def test_torch_compile_keeps_its_kernels_between_runs_and_answers_alike(root, tm
             graphs = [p for p in kept if {"fxgraph", "aotautograd"} & set(p.parts)]
             assert not graphs, f"graphs kept under {root}: {graphs[:5]}"
     assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize("where", ["above", "the root", "inside"])
+def test_refuses_a_writable_folder_holding_the_kept_cache(root, tmp_path, monkeypatch, where):
+    # CONFORM_WORKER_WRITABLE above the kept kernels (as a user might, for a framework's ~/.cache) let a
+    # candidate append code to inductor's kept wrappers and change a later torch-compile run
+    kept = root / "torch-compile"
+    kept.mkdir(parents=True)
+    (kept / "wrapper.py").write_text("# a kept kernel\n")
+    writable = {"above": tmp_path, "the root": root, "inside": kept}[where]
+    monkeypatch.setenv(sandbox.WRITABLE_ENV, os.pathsep.join([str(tmp_path / "elsewhere"), str(writable)]))
+    assert str(writable) in compile_cache.writable_problem(os.environ)
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(str(corpus), [clip_case("vandalise")])
+    monkeypatch.setenv(TARGETS_ENV, str(kept / "wrapper.py"))
+    monkeypatch.setenv(HARNESS_ENV, str(os.getpid()))
+    result = runner.run(["misbehaving_adapters:Vandal"], corpus=str(corpus), out_dir=str(tmp_path / "out"))
+    assert result.exit_code == EXIT_USAGE and compile_cache.ENV in result.message, result.message
+    assert (kept / "wrapper.py").read_text() == "# a kept kernel\n"
+    # a folder beside it stays allowed, and so does the cache turned off
+    monkeypatch.setenv(sandbox.WRITABLE_ENV, str(tmp_path / "elsewhere"))
+    assert compile_cache.writable_problem(os.environ) == ""
+    monkeypatch.setenv(sandbox.WRITABLE_ENV, str(tmp_path))
+    monkeypatch.setenv(compile_cache.ENV, "off")
+    assert compile_cache.writable_problem(os.environ) == ""

@@ -1,4 +1,5 @@
 """`conform diff` and `conform merge`: categories, exit codes, refusals, nothing half-written."""
+import json
 import os
 import subprocess
 import sys
@@ -90,6 +91,28 @@ def test_merge_reports_conflicting_duplicates(tmp_path):
     assert r["conflicts"] == [{"case_id": c.id, "adapter": "torch", "kept": "pass", "dropped": "crash", "file": str(b)}]
 
 
+def test_report_names_conflicting_duplicates_and_fails_the_gate(tmp_path, capsys):
+    # merge names such a conflict; the report dropped it with only "1 duplicates dropped" and a green gate
+    from reports.summary import validate
+    c = clip_case(n=3)
+    a = write_results(tmp_path / "a.jsonl", [case_record(c, "torch", "pass")])
+    b = write_results(tmp_path / "b.jsonl", [case_record(c, "torch", "crash", run_id="run-b")], run_id="run-b")
+    out = tmp_path / "o"
+    assert main(["report", str(a), str(b), "--out", str(out)]) == EXIT_OK     # the report is written
+    err = capsys.readouterr().err
+    assert f"torch case {c.id}: kept pass, dropped crash from {b}" in err
+    summary = json.loads((out / "summary.json").read_text())
+    validate(summary)
+    assert summary["gate"]["exit_code"] == EXIT_DIVERGED and summary["gate"]["unlisted"] == 1
+    assert summary["run"]["duplicate_conflicts"] == [{"case_id": c.id, "adapter": "torch", "kept": "pass",
+                                                      "dropped": "crash", "file": str(b)}]
+    assert "kept pass, dropped crash" in (out / "report.html").read_text()
+    # a duplicate that agrees is dropped quietly and does not gate
+    same = write_results(tmp_path / "same.jsonl", [case_record(c, "torch", "pass", run_id="run-c")], run_id="run-c")
+    assert main(["report", str(a), str(same), "--out", str(tmp_path / "o2")]) == EXIT_OK
+    assert json.loads((tmp_path / "o2" / "summary.json").read_text())["gate"]["exit_code"] == EXIT_OK
+
+
 @pytest.mark.parametrize("field, kw", [("corpus_hash", {"corpus_hash": "sha256:" + "cd" * 32}),
                                        ("suite_version", {"suite_version": "0.2.0"})])
 def test_merge_refuses_mixed_corpus_or_suite(tmp_path, capsys, field, kw):
@@ -99,6 +122,21 @@ def test_merge_refuses_mixed_corpus_or_suite(tmp_path, capsys, field, kw):
         merge(paths, out / "results.jsonl")
     assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_INCOMPATIBLE
     assert f"shard2.jsonl:1 has {field}" in capsys.readouterr().err
+    assert not out.exists() or os.listdir(out) == [], "nothing half-written"
+
+
+def test_merge_refuses_shards_of_one_adapter_made_with_different_versions(tmp_path, capsys):
+    # resume refuses this mix (tests/test_run_outputs.py); merge labelled the whole result with the first version
+    _, paths = _shards(tmp_path)
+    lines = paths[2].read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["adapters"][1]["version"] = "2.0"
+    paths[2].write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    out = tmp_path / "m"
+    with pytest.raises(MergeError, match=r"shard2\.jsonl:1 ran adapter torch 2\.0.*shard0\.jsonl:1 ran torch 2\.13"):
+        merge(paths, out / "results.jsonl")
+    assert main(["merge", *map(str, paths), "--out", str(out)]) == EXIT_INCOMPATIBLE
+    assert "torch 2.0" in capsys.readouterr().err
     assert not out.exists() or os.listdir(out) == [], "nothing half-written"
 
 

@@ -1,9 +1,12 @@
 """JUnit XML (`conform run|certify --junit FILE`): one testcase per (adapter, op, failure group)."""
 import os
+import stat
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import pytest
 
 from reports.junit import write_junit
 
@@ -75,3 +78,42 @@ def test_conform_run_writes_junit(tmp_path):
     [failing] = [tc for (cls, name), tc in tcs.items() if name.startswith("value-mismatch ") and name.endswith("(2 cases)")]
     text = failing.find("failure").text
     assert "_check('out'" in text, "the repro in the failure checks the documents' answer"
+
+
+def _node(path):
+    st = os.lstat(path)
+    return stat.S_IFMT(st.st_mode), st.st_ino
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/null"])
+def test_a_junit_or_report_path_that_is_not_a_regular_file_is_refused_and_left_as_it_was(tmp_path, kind):
+    # as root, `--junit /dev/null` replaced the device node with a regular file
+    from conform.commands import main
+    from contract.vocabulary import EXIT_OUTPUT
+    from report_fixtures import small_run
+    results = write_results(tmp_path / "r.jsonl", small_run(2)[1])
+
+    def make(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(path) if kind == "fifo" else os.symlink("/dev/null", path)
+        return _node(path)
+
+    junit = tmp_path / "ci" / "junit.xml"
+    before = make(junit)
+    with pytest.raises(OSError, match="not a regular file"):
+        write_junit([results], junit)
+    assert _node(junit) == before, "the node was replaced"
+    # the junit writer of `conform run`: one clear line, exit 7, the node kept
+    from conform.cli import _write_junit
+    assert _write_junit(str(results), str(junit)) is False
+    assert _node(junit) == before
+    # `conform report --out` and `conform merge --out` whose files are such nodes
+    html = tmp_path / "rep" / "report.html"
+    before = make(html)
+    assert main(["report", str(results), "--out", str(tmp_path / "rep")]) == EXIT_OUTPUT
+    assert _node(html) == before
+    merged = tmp_path / "m" / "results.jsonl"
+    before = make(merged)
+    assert main(["merge", str(results), "--out", str(merged)]) == EXIT_OUTPUT
+    assert _node(merged) == before
+    assert not [n for n in os.listdir(tmp_path / "m") if n != "results.jsonl"], "no temp file left behind"

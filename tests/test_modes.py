@@ -121,10 +121,11 @@ def test_open_inputs_are_compared_too_two_conforming_answers_that_differ_are_inc
     Outcome.returned(out=np.array([-0.0], np.float32)),                   # the sign of a zero
     Outcome.returned(out=np.array([0.0], np.float64)),                    # the dtype
     Outcome.returned(out=np.array([[0.0]], np.float32)),                  # the shape
+    Outcome.returned(out=np.array(0.0, np.float32)),                      # 0-d, which ascontiguousarray makes 1-d
     Outcome.returned(out=np.array([0.0], np.float32), x=np.zeros(1)),     # another output
     Outcome.raised(ValueError("no")),
     Outcome.not_applicable("compiled has no row"),
-], ids=["zero-sign", "dtype", "shape", "outputs", "raised", "not-applicable"])
+], ids=["zero-sign", "dtype", "shape", "0-d", "outputs", "raised", "not-applicable"])
 def test_answers_are_equal_only_bit_for_bit(other):
     base = Outcome.returned(out=np.array([0.0], np.float32))
     assert answer_of(base) == answer_of(Outcome.returned(out=np.array([0.0], np.float32)))
@@ -132,6 +133,15 @@ def test_answers_are_equal_only_bit_for_bit(other):
     assert answer_of(Outcome.raised(ValueError("a"))) == answer_of(Outcome.raised(ValueError("b"))), \
         "the message is not the answer; its class is"
     assert answer_of(Outcome.raised(ValueError("a"))) != answer_of(Outcome.raised(TypeError("a")))
+
+
+def test_the_construction_check_tells_a_0d_answer_from_a_1_element_one():
+    from suites.construction import answer
+    one = Verdict("value-mismatch", "c", "clip", "torch", actual_values={"out": np.array([5], np.int32)})
+    zero_d = Verdict("value-mismatch", "c", "clip", "torch", actual_values={"out": np.array(5, np.int32)})
+    assert answer(one) != answer(zero_d)
+    assert answer(one) == answer(Verdict("value-mismatch", "c", "clip", "torch",
+                                         actual_values={"out": np.array([5], np.int32)}))
 
 
 def test_a_nan_is_any_nan_as_the_judge_compares_values():

@@ -122,7 +122,7 @@ def test_gate_counts_unlisted_and_listed_divergences(tmp_path):
     _, recs = small_run(4)                         # torch: a mismatch and an error, unlisted
     listed = [case_record(clip_case(n=2 + i, seed=50 + i), "vendor", "crash", expected_divergence="known")
               for i in range(3)]
-    recs += listed + [case_record(clip_case(n=9), "vendor", "pass"), case_record(clip_case(n=9), "vendor", "extension")]
+    recs += listed + [case_record(clip_case(n=9), "vendor", "pass"), case_record(clip_case(n=10), "vendor", "extension")]
     m = _model(tmp_path, recs)
     assert m.gate() == {"unlisted": 2, "expected": 3, "exit_code": 1}
     assert m.gate(adapter="torch") == {"unlisted": 2, "expected": 0, "exit_code": 1}

@@ -112,6 +112,32 @@ def test_a_lane_that_computes_keeps_to_the_cores_while_others_load_them(corpus, 
     assert result.slots["peak"] == 1, f"actual {result.slots['peak']} calls at once; expected 1"
 
 
+def test_a_lanes_workers_that_sleep_in_step_then_compute_get_no_more_than_a_core_at_once(corpus, tmp_path,
+                                                                                        monkeypatch):
+    # weighed by their calls' average, workers asleep in step shared one core's slot, and then computed in
+    # step: several workers computing at once on one core, every quarter second
+    import threading
+    from adapters import proctree
+    looks, done = [], threading.Event()
+
+    def watch():                # every 10 ms: how many of the run's processes compute at once
+        while not done.wait(0.01):
+            looks.append(sum(proctree.runnable([p]) for p in proctree.descendants(os.getpid())))
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        workers, peak = _alone("bad_adapters:InStep", corpus, tmp_path / "out", 1, monkeypatch)
+    finally:
+        done.set()
+        watcher.join()
+    assert workers > 1, "the attack needs a lane grown past one worker while it slept"
+    computing = [n for n in looks[len(looks) // 2:] if n]       # the in-step half
+    together = sum(n > 1 for n in computing)
+    assert together <= 0.2 * len(computing), \
+        f"actual: {together} of {len(computing)} looks found several workers computing at once at --jobs 1 " \
+        f"(up to {max(computing)}); expected one at a time"
+
+
 def test_results_are_identical_with_jobs_1_and_jobs_4_case_by_case_and_in_order(corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(scheduler, "GROW_WORTH_S", 0.05)
     one, _ = _run(corpus, tmp_path / "one", 1)

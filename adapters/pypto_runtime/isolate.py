@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from .. import proctree
+
 
 @dataclass
 class ChildResult:
@@ -26,6 +28,7 @@ class ChildResult:
     signal: Optional[int] = None        # the child died by this signal
     exit_status: Optional[int] = None   # the child exited without an answer, with this status
     timed_out: bool = False
+    cpu_s: float = 0.0                  # CPU time the child used on this call (KeptChild)
 
 
 def call_in_child(fn: Callable[[], dict], timeout: float) -> ChildResult:
@@ -74,7 +77,14 @@ class KeptChild:
         self.pid = self._to_child = self._from_child = None
         self.forks = 0
 
-    def call(self, request, timeout: float) -> ChildResult:
+    def call(self, request, timeout: float, wall_limit: float = None) -> ChildResult:
+        """The child's answer to `request`; timed out once the call has used `timeout` s of CPU time, or
+        used none for `timeout` s of wall time, or ran `wall_limit` s (default: `timeout`) in all.
+
+        A call is judged hung by what it consumed, not by the clock: on a loaded machine a passing call
+        gets a fraction of a core and takes longer, and the wall clock alone would call it a timeout.
+        A hang that spins (pypto's) uses CPU time and is stopped at `timeout` of it; one that waits on
+        nothing is stopped after `timeout` s without progress; `wall_limit` bounds a call that crawls."""
         if self.pid is None:
             self._fork()
         try:
@@ -83,10 +93,23 @@ class KeptChild:
             self._reap(kill=True)
             self._fork()
             _send(self._to_child, json.dumps(request).encode())
-        data, timed_out = _read_message(self._from_child, timeout)
+        started, cpu0, pid = time.monotonic(), cpu_seconds(self.pid), self.pid
+        wall_limit = max(timeout, wall_limit or timeout)
+        progress = [started, cpu0]      # when the child last used CPU time, and its CPU time then
+
+        def more_time() -> float:
+            now, cpu = time.monotonic(), cpu_seconds(pid)
+            if cpu > progress[1]:
+                progress[:] = [now, cpu]
+            used, took, idle = cpu - cpu0, now - started, now - progress[0]
+            if used >= timeout or idle >= timeout or took >= wall_limit:
+                return 0.0
+            return max(0.02, min(timeout - used, timeout - idle, wall_limit - took))
+        data, timed_out = _read_message(self._from_child, timeout, more_time)
+        cpu_s = max(0.0, cpu_seconds(pid) - cpu0)
         if timed_out:
             self._reap(kill=True)
-            return ChildResult(timed_out=True)
+            return ChildResult(timed_out=True, cpu_s=cpu_s)
         if data is None:            # it died mid-call
             status = self._reap(kill=False)
             if os.WIFSIGNALED(status):
@@ -97,7 +120,7 @@ class KeptChild:
             self._reap(kill=False)      # it exits after answering
         elif not self.reuse:
             self._reap(kill=True)       # clean, but not to be used again
-        return ChildResult(payload=reply["payload"])
+        return ChildResult(payload=reply["payload"], cpu_s=cpu_s)
 
     def close(self) -> None:
         if self.pid is not None:
@@ -152,8 +175,9 @@ def _send(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _read_message(fd: int, timeout):
-    """(one length-prefixed message, or None at end of file; timed out)."""
+def _read_message(fd: int, timeout, more_time=None):
+    """(one length-prefixed message, or None at end of file; timed out).  At the deadline, `more_time()`
+    may give more seconds (0: none)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     buf, need, head = bytearray(), 8, True
     while True:
@@ -166,14 +190,23 @@ def _read_message(fd: int, timeout):
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                return None, True
+                more = more_time() if more_time else 0.0
+                if more <= 0:
+                    return None, True
+                deadline = time.monotonic() + more
+                continue
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
-                return None, True
+                continue        # the deadline is checked (and maybe moved) above
         chunk = os.read(fd, 1 << 20)
         if not chunk:
             return None, False
         buf += chunk
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time the process has used, its threads and the children it waited for included."""
+    return proctree.cpu_seconds([pid], reaped=True)
 
 
 def _die_with(parent: int) -> None:
@@ -209,14 +242,19 @@ FLOOR_S = 1.0
 
 
 class HangLimit:
-    """How long a kernel call may take before it counts as hung.
+    """How much CPU time a kernel call may use before it counts as hung.
 
     Some keys make pypto 0.2.0 loop forever (a tensor key: Tensor.__setitem__ iterates the
     index tensor, whose __getitem__ never raises IndexError); every second of the limit costs
-    32 corpus cases a second each.  A call 25x slower than the recent typical one (at least
-    FLOOR_S, at most `ceiling` s) is taken as hung: the floor is measured, and the factor
-    follows the machine's load (a loaded machine slows every call, so the limit rises with it).
+    32 corpus cases a second each.  A call using 25x the CPU time of the recent typical one (at
+    least FLOOR_S, at most `ceiling` s) is taken as hung: the floor is measured.  CPU time, not
+    wall time (KeptChild.call): a sudden rise in the machine's load slows a call's clock but not
+    the work it does, so load alone never turns a slow pass into a timeout; a call that uses no
+    CPU time and never returns is stopped after the limit's worth of wall time without progress, and
+    any call at WALL_S (below the pool's 30 s case timeout, which would cost the worker).
     """
+
+    WALL_S = 20.0
 
     def __init__(self, floor: float = FLOOR_S, ceiling: float = 10.0, factor: float = 25.0, window: int = 50):
         self.floor, self.ceiling, self.factor, self.window = floor, ceiling, factor, window
