@@ -226,7 +226,8 @@ def test_an_error_after_a_refusable_argument_form_admits_both_classes():
 @pytest.mark.parametrize("case,clause,classes,primary", EITHER_CASES, ids=[c for _, c, _, _ in EITHER_CASES])
 def test_acceptance_open_value_fixed(case, clause, classes, primary):
     exp = oracle.expect(case)
-    assert (exp.kind, exp.clauses[0], exp.error_classes) == ("either", clause, classes), _why(exp, case)
+    # (which of several applicable clauses comes first is document order, not the check that ran first)
+    assert (exp.kind, clause in exp.clauses, exp.error_classes) == ("either", True, classes), _why(exp, case)
     got = exp.outputs[OUTPUTS[case.op][0]].value
     assert got.dtype == primary.dtype and np.array_equal(got, primary), \
         f"actual {got.dtype} {got.tolist()}, expected {primary.dtype} {primary.tolist()}; case {case.label}"
