@@ -22,7 +22,7 @@ from . import kernels
 from .errors import Open, value_reading
 from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
-from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, malformed, need_input
+from .opspec import ADDED, Field, OpSpec, own_array, malformed, need_input
 
 # What the document lists (pypto's DT_* names as the suite's dtype names)
 DTYPES = {"input": ("float32", "float16", "bfloat16", "int32", "int16"),     # CL-DTYPE
@@ -539,7 +539,6 @@ SPEC = OpSpec(
          "BF16 is listed for the input but not for Tensor/Element bounds"),
         ("CL-GAP-CAST", "gap", _DOC, "a scalar bound the input dtype cannot hold (1.5 for INT32, 40000 for INT16): "
                                      "its conversion is not stated", ADDED),
-        alias_gap_row("CL", "Parameters: min, max; Description", "a Tensor bound (min or max) is"),
     ),
     inputs=(Field("x", "the input"),
             Field("min", "the min bound, when params.min is of kind tensor", required=False),
@@ -553,4 +552,7 @@ SPEC = OpSpec(
     decode=decode, solve=solve_case, reference=clip, call=call, repro=repro, generic_call=generic_call,
     generic_outputs={"out": "out", "x": "x"}, dtypes=DTYPES,
     exports={"Element": Element},
+    # clip.desc.2: "该接口非原地操作，不改变输入Tensor，而是返回一个新的Tensor" -- not in place: a bound that is a
+    # view of the input is read like any tensor, nothing is written, CL-FORMULA fixes the value
+    writes_nothing=lambda case: "CL-FORMULA",
 )

@@ -42,7 +42,7 @@ def solve(self_, dim, index, src=None, value=_NO_VALUE, index_dtypes=INDEX_DTYPE
     call = _Call(self_, _dim_of(dim, self_.ndim), dim, index, None if value_form else np.asarray(src),
                  index_dtypes, gap)
     run_checks(CHECKS, call, op)
-    if op.errors or op.value_open:
+    if op.errors or not _computable(call):
         op.raise_if_any(clauses=clauses)
     vals = _values(self_, index, call.src, value, value_form, op)
     if vals is None:
@@ -61,6 +61,12 @@ class _Call:
     src: Optional[np.ndarray]   # None in the value form
     index_dtypes: tuple
     gap: str
+
+
+def _computable(c) -> bool:
+    """SC-RULE gives a value (the natural one where a gap is open): equal ndims, a dim of self, integer index."""
+    ndims = {c.self_.ndim, c.index.ndim} | (set() if c.src is None else {c.src.ndim})
+    return len(ndims) == 1 and c.dim is not None and is_int(c.index.dtype)
 
 
 def _dim_of(dim, ndim):
@@ -438,7 +444,7 @@ SPEC = OpSpec(
          ADDED),
         ("SC-GAP-VALUE-CAST", "gap", _SUPPLEMENT, "a value self's dtype cannot hold (1.23 into an int tensor): not "
                                                   "stated", ADDED),
-        alias_gap_row("SC", "Parameters: src; scatter_", "src is"),
+        alias_gap_row("SC", "Parameters: src; scatter_", "for scatter_ (which writes into self), src is"),
     ),
     inputs=(Field("input", "self"), Field("index", "the index"),
             Field("src", "the src tensor (absent in the value form)", required=False)),
@@ -450,4 +456,7 @@ SPEC = OpSpec(
     decode=decode, solve=solve_case, reference=scatter, call=call, repro=repro, generic_call=generic_call,
     generic_outputs={"out": "out", "input": "input"}, dtypes=DTYPES,
     native_api=_native_api,
+    # scatter.ref.1: "scatter(dim, index, source) → Tensor" is the out-of-place form (SC-INPLACE): it writes
+    # nothing, so a src that is a view of self is only read; the gap is scatter_'s, which writes into self
+    writes_nothing=lambda case: None if case.params.get("inplace", False) else "SC-INPLACE",
 )
