@@ -125,3 +125,12 @@ def test_a_scatter_range_error_is_not_masked_by_an_open_ndim():
 def test_shuffled_named_examples_keep_their_answer(seed):
     case = _sna(np.zeros(4, F32), np.array([[1]], np.int16), np.ones(3, F32))
     _same_in_every_order(case, (seed,))
+
+
+def test_a_mixed_key_counts_the_slices_it_holds():
+    """setitem.cons.7: "key中slice的个数必须与value的维度数一致": a3[0, 1:3] holds one slice, v has two dims."""
+    from contract.case import Case
+    case = Case(op="setitem", inputs={"target": np.zeros((2, 4, 4), F32), "value": np.ones((2, 4), F32)},
+                params={"key": {"tuple": [0, {"slice": [1, 3, None]}]}})
+    exp = oracle.expect(case)
+    assert (exp.kind, exp.clauses[0]) == ("unspecified", "SI-MIXED-N"), exp.summary()
