@@ -19,7 +19,7 @@ import numpy as np
 from contract.dtypes import (cast, dtype_from_name, dtype_name, holds, holds_exactly, is_float, is_int, is_number,
                              to_dtype)
 from . import kernels
-from .errors import Open, value_reading
+from .errors import Open, accepting, value_reading
 from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, own_array, malformed, need_input
@@ -438,7 +438,7 @@ DOMAIN = [
 
 
 def clip(x, min=None, max=None):
-    """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
+    """pypto clip(x, min, max): a new array; raises SpecError / Either / Unspecified (oracle/__init__.py)."""
     outputs = value_reading(solve, np.asarray(x), as_bound(min), as_bound(max), input_output=False)
     return outputs["out"].value
 
@@ -484,6 +484,7 @@ def solve_case(case):
     return solve(a.x, a.min, a.max)
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case, inputs=None) -> dict:
     a = decode(case, inputs)
     x = own_array(a.x, inputs)

@@ -17,7 +17,7 @@ from typing import Optional
 
 from contract.dtypes import cast, converts_exactly, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
-from .errors import Either, Open, Unspecified, run_checks, value_reading
+from .errors import Either, Open, Unspecified, accepting, run_checks, value_reading
 from .readings.scatter import READING
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, malformed, need_input, need_param
@@ -331,8 +331,8 @@ DOMAIN = [
 def scatter(input, dim, index, src=None, *, value=None):
     """torch `input.scatter(dim, index, src)` / `scatter(dim, index, value=v)`: a new array.
 
-    Raises SpecError (documented error) or Unspecified (duplicates, undocumented dtypes; .natural holds the
-    admissible values)."""
+    Raises SpecError (documented error), Either (acceptance open: duplicates, another integer index dtype;
+    .outputs holds the accepting reading's value) or Unspecified (.natural: the NumPy-semantics value)."""
     if value is None and src is None:
         raise ValueError("scatter needs src or value")
     outputs = value_reading(solve, input, dim, index, src, _NO_VALUE if value is None else value)
@@ -388,6 +388,7 @@ def _with_input(outputs, self_, inplace):
     return {"out": outputs["out"], "input": outputs["out"] if inplace else ExpectedArray(np.array(self_))}
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case, inputs=None) -> dict:
     a = decode(case, inputs)
     self_ = own_array(a.input, inputs)

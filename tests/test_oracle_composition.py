@@ -134,3 +134,20 @@ def test_a_mixed_key_counts_the_slices_it_holds():
                 params={"key": {"tuple": [0, {"slice": [1, 3, None]}]}})
     exp = oracle.expect(case)
     assert (exp.kind, exp.clauses[0]) == ("unspecified", "SI-MIXED-N"), exp.summary()
+
+
+def test_the_functional_api_tells_a_determined_value_from_one_reading_of_two():
+    """An `either` answer (SC-DUP: two writes to one element) raises Either with the accepting reading's value;
+    a determined value is returned; inside oracle.accepting() the accepting reading is returned."""
+    z = np.zeros((2, 2), F32)
+    dup = (z, 1, np.array([[0, 0]], np.int64), np.array([[1, 2]], F32))
+    with pytest.raises(oracle.Either) as e:
+        oracle.scatter(*dup)
+    assert e.value.clause == "SC-DUP" and "out" in e.value.outputs
+    with oracle.accepting():
+        got = oracle.scatter(*dup)
+    assert np.array_equal(got, e.value.outputs["out"].value)
+    plain = oracle.scatter(z, 0, np.array([[1, 0]], np.int64), np.array([[1, 2]], F32))
+    assert np.array_equal(plain, np.array([[0, 2], [1, 0]], F32))
+    with pytest.raises(oracle.Either):
+        oracle.clip(np.array([1, 3], np.int8), max=2)      # CL-DTYPE: int8 is not listed, the value is fixed

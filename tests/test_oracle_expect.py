@@ -241,7 +241,10 @@ def test_public_functions_raise_with_clause_and_class():
         oracle.scatter(Z44, 0, np.array([1, 1], I64), np.ones(2, F32))
     assert u.value.clause == "SC-NDIM"
     # where accepting is one reading and the value is fixed, the reference function takes that reading
-    assert np.array_equal(oracle.clip(np.array([0, 2, 4], F32), np.ones(3, F32), 3.0), np.array([1, 2, 3], F32))
+    with pytest.raises(oracle.Either):      # CL-SAME-KIND: acceptance open, the value fixed
+        oracle.clip(np.array([0, 2, 4], F32), np.ones(3, F32), 3.0)
+    with oracle.accepting():
+        assert np.array_equal(oracle.clip(np.array([0, 2, 4], F32), np.ones(3, F32), 3.0), np.array([1, 2, 3], F32))
 
 
 @pytest.mark.parametrize("case", [
