@@ -151,3 +151,14 @@ def test_the_functional_api_tells_a_determined_value_from_one_reading_of_two():
     assert np.array_equal(plain, np.array([[0, 2], [1, 0]], F32))
     with pytest.raises(oracle.Either):
         oracle.clip(np.array([1, 3], np.int8), max=2)      # CL-DTYPE: int8 is not listed, the value is fixed
+
+
+def test_set_errors_of_both_classes_hold_together():
+    """A storage_offset that is no int (ST-E-TYPE's TypeError) with a source on another device (ST-E-DEVICE's
+    RuntimeError): the Raises list orders nothing, so each class is admitted."""
+    from contract.case import Case
+    case = Case(op="set_", inputs={"target": np.zeros(2, F32), "source": np.arange(4, dtype=F32)},
+                params={"source_kind": "tensor", "storage_offset": "1", "size": [2], "stride": [1],
+                        "source_device": "other"})
+    exp = oracle.expect(case)
+    assert exp.kind == "error" and {"TypeError", "RuntimeError"} <= set(exp.error_classes), exp.summary()
