@@ -65,9 +65,10 @@ def _shapes_fit(x, indices) -> bool:
 
 
 def _expected_updates(x, indices):
-    """indices.shape[:-1] + x.shape[N:], where the sentence gives one: indices has a last dim N <= rank(x)
-    (a rank-1 indices has N too: the formula is defined, whatever SNA-SHAPES says of its rank)."""
-    if indices.ndim < 1 or indices.shape[-1] > x.ndim:
+    """`indices.shape[:-1] + x.shape[indices.shape[-1]:]`, the Raises line's own expression, evaluated as
+    written wherever it has a value: indices with a last dim (a rank-1 indices, or N > rank(x) where
+    x.shape[N:] is (), included: the expression does not wait for SNA-SHAPES)."""
+    if indices.ndim < 1:
         return None
     return indices.shape[:-1] + x.shape[indices.shape[-1]:]
 
