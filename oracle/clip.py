@@ -535,7 +535,10 @@ SPEC = OpSpec(
         ("CL-NONFLOAT-SPECIAL", "sem", _DOC, "NaN and infinities only mean something for float dtypes"),
         ("CL-EX-1", "ex", "Call examples: the first (tensor bounds)", "the tensor-bound example"),
         ("CL-EX-2", "ex", "Call examples: example 2 (scalar bounds)", "the scalar-bound example"),
-        ("CL-GAP-NAN-X", "gap", "Return value", "what NaN in x gives is not stated"),
+        ("CL-GAP-NAN-X", "gap", "Return value", "what NaN in x gives is not stated: \"裁剪到指定的最小值到最大值范围内\" "
+                                                "(clipped into [min, max]) and \"其余值维持不变\" (the other values "
+                                                "stay) disagree for a NaN, which is neither below min nor above max "
+                                                "and not in the range"),
         ("CL-GAP-BF16", "gap", "Parameters: input against min, max",
          "BF16 is listed for the input but not for Tensor/Element bounds"),
         ("CL-GAP-CAST", "gap", _DOC, "a scalar bound the input dtype cannot hold (1.5 for INT32, 40000 for INT16): "
