@@ -22,10 +22,6 @@ REREAD = (
     Reread("scatter.ref.1", "scatter(dim, index, source) → Tensor",
            "scatter(dim, index, source) returns a Tensor (the out-of-place form; scatter_ writes into self).",
            "SC-GAP-ALIAS applies to scatter_ only: the out-of-place scatter writes nothing, its src view is read."),
-    Reread("scatter.sup.6", "除了在dim维度上,index.size(d) <= self.size(d).",
-           "Except in dimension dim, index.size(d) <= self.size(d).",
-           "SC-SIZE-SELF is a precondition (uns), not an error: unlike the src sentence before it (\"否则索引越界\", "
-           "otherwise the index is out of bounds) it names no consequence."),
     Reread("scatter.sup.5", "在所有维度上,index的维度长度都不得大于src,否则索引越界.",
            "In every dimension, index's length must not exceed src's, otherwise the index is out of bounds.",
            "SC-SIZE-SRC is decided over the dims both have, whatever SC-NDIM says: a documented error is not "
