@@ -53,8 +53,10 @@ class OracleAdapter(Adapter):
         from oracle import registry
 
         from .repro import compose, scalar_text
+        # as a candidate the oracle returns the accepting reading of an either answer (oracle.Either otherwise)
+        ACCEPTING = "oracle.accepting().__enter__()"
         call, after, outputs = registry.spec(case.op).repro(case, scalar_text)
-        return compose(case, expectation, title=self.native_api(case.op, case), imports=["import oracle"],
+        return compose(case, expectation, title=self.native_api(case.op, case), imports=["import oracle", ACCEPTING],
                        setup=AS_DOCUMENTED, call=call, after=after, show=[f"print({', '.join(outputs.values())})"],
                        outputs=outputs, unwrap="as_documented(e)")
 

@@ -8,14 +8,19 @@
     oracle.expect(case) -> Expectation
 
 Each op is one module whose OpSpec declares everything about it (oracle/opspec.py); `oracle.<op>` is
-its reference function, found through oracle/registry.py.  Documented errors raise SpecError (.clause,
-.documented); unsupported or open input raises Unspecified (.clause, .natural).
+its reference function, found through oracle/registry.py.  A reference function returns only a value
+the documents determine; every other answer raises, so a caller always knows which it got:
+    SpecError    a documented error (.clause, .classes: the classes admitted, () for any)
+    Either       the documents leave open whether the input is accepted, and fix the value if it is
+                 (.clause, .classes a refusal may raise, .outputs: {name: ExpectedArray} the accepting reading
+                 gives); inside `with oracle.accepting():` the function returns that value instead
+    Unspecified  the value itself is open (.clause, .natural: the NumPy-semantics value, may be empty)
 """
 from contract.case import Case
 from contract.expectation import Expectation, ExpectedArray
 
 from . import registry
-from .errors import SpecError, Unspecified
+from .errors import Either, SpecError, Unspecified, accepting
 from .expect import expect
 from .opspec import Clause, OpSpec
 from .registry import CLAUSES, register
@@ -43,5 +48,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'oracle' has no attribute {name!r}")
 
 
-__all__ = [*_public(), "expect", "register", "SpecError", "Unspecified", "CLAUSES", "Clause", "OpSpec",
+__all__ = [*_public(), "expect", "register", "SpecError", "Either", "Unspecified", "accepting", "CLAUSES", "Clause", "OpSpec",
            "Case", "Expectation", "ExpectedArray"]

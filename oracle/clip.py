@@ -19,10 +19,10 @@ import numpy as np
 from contract.dtypes import (cast, dtype_from_name, dtype_name, holds, holds_exactly, is_float, is_int, is_number,
                              to_dtype)
 from . import kernels
-from .errors import Open, value_reading
+from .errors import Open, accepting, value_reading
 from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
-from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, malformed, need_input
+from .opspec import ADDED, Field, OpSpec, own_array, malformed, need_input
 
 # What the document lists (pypto's DT_* names as the suite's dtype names)
 DTYPES = {"input": ("float32", "float16", "bfloat16", "int32", "int16"),     # CL-DTYPE
@@ -438,7 +438,7 @@ DOMAIN = [
 
 
 def clip(x, min=None, max=None):
-    """pypto clip(x, min, max): a new array; raises SpecError / Unspecified (with .natural) as documented."""
+    """pypto clip(x, min, max): a new array; raises SpecError / Either / Unspecified (oracle/__init__.py)."""
     outputs = value_reading(solve, np.asarray(x), as_bound(min), as_bound(max), input_output=False)
     return outputs["out"].value
 
@@ -484,6 +484,7 @@ def solve_case(case):
     return solve(a.x, a.min, a.max)
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case, inputs=None) -> dict:
     a = decode(case, inputs)
     x = own_array(a.x, inputs)
@@ -534,12 +535,14 @@ SPEC = OpSpec(
         ("CL-NONFLOAT-SPECIAL", "sem", _DOC, "NaN and infinities only mean something for float dtypes"),
         ("CL-EX-1", "ex", "Call examples: the first (tensor bounds)", "the tensor-bound example"),
         ("CL-EX-2", "ex", "Call examples: example 2 (scalar bounds)", "the scalar-bound example"),
-        ("CL-GAP-NAN-X", "gap", "Return value", "what NaN in x gives is not stated"),
+        ("CL-GAP-NAN-X", "gap", "Return value", "what NaN in x gives is not stated: \"裁剪到指定的最小值到最大值范围内\" "
+                                                "(clipped into [min, max]) and \"其余值维持不变\" (the other values "
+                                                "stay) disagree for a NaN, which is neither below min nor above max "
+                                                "and not in the range"),
         ("CL-GAP-BF16", "gap", "Parameters: input against min, max",
          "BF16 is listed for the input but not for Tensor/Element bounds"),
         ("CL-GAP-CAST", "gap", _DOC, "a scalar bound the input dtype cannot hold (1.5 for INT32, 40000 for INT16): "
                                      "its conversion is not stated", ADDED),
-        alias_gap_row("CL", "Parameters: min, max; Description", "a Tensor bound (min or max) is"),
     ),
     inputs=(Field("x", "the input"),
             Field("min", "the min bound, when params.min is of kind tensor", required=False),
@@ -553,4 +556,7 @@ SPEC = OpSpec(
     decode=decode, solve=solve_case, reference=clip, call=call, repro=repro, generic_call=generic_call,
     generic_outputs={"out": "out", "x": "x"}, dtypes=DTYPES,
     exports={"Element": Element},
+    # clip.desc.2: "该接口非原地操作，不改变输入Tensor，而是返回一个新的Tensor" -- not in place: a bound that is a
+    # view of the input is read like any tensor, nothing is written, CL-FORMULA fixes the value
+    writes_nothing=lambda case: "CL-FORMULA",
 )

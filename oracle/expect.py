@@ -37,10 +37,16 @@ def _ordered(spec, outputs):
 
 
 def _aliased(spec, case, exp: Expectation) -> Expectation:
-    """The answer for a case with an input that is a view of another (opspec.ALIAS_GAP): the documents say
+    """The answer for a case with an input that is a view of another.  Where the call writes into no input
+    (OpSpec.writes_nothing) it is the plain answer.  Elsewhere (opspec.ALIAS_GAP) the documents say
     nothing of aliasing, so the call may raise (any class), or must give exactly the value computed from
     the case's own arrays, which is the value as if the view had been copied first.  A documented error
     stays that error, an open value stays open: aliasing adds no freedom the clauses already fix."""
+    unwritten = spec.writes_nothing(case) if spec.writes_nothing is not None else None
+    if unwritten:
+        # the call writes into no input: a view among them is read like any array, the value is fixed
+        return Expectation(exp.kind, tuple(dict.fromkeys((*exp.clauses, unwritten))), exp.outputs,
+                           error_clause=exp.error_clause, error_classes=exp.error_classes, message=exp.message)
     clause = spec.alias_clause
     if clause is None:
         raise ValueError(f"malformed {case.op} case {case.id}: input(s) {', '.join(sorted(case.aliases))} "

@@ -32,6 +32,8 @@ ADDED = "added"      # 5th element of a clause row: an id the oracle added while
 # when one input is a view of another.  An op that takes such cases lists the gap `<prefix>-GAP-ALIAS`
 # (alias_gap_row); oracle.expect admits exactly two outcomes for them: it raises, or it gives the value
 # as if the view had been copied before the call (what the oracle computes from the case's own arrays).
+# The gap exists only where the call writes: an op whose document says a call writes into no input (clip,
+# out-of-place scatter) declares `writes_nothing`, and its aliased cases get the plain answer.
 ALIAS_GAP = "GAP-ALIAS"
 
 
@@ -100,6 +102,9 @@ class OpSpec:
     #                           that call `api` as a function of NumPy arrays: literal(value) spells a param value,
     #                           array(value, dtype_name) a 0-d NumPy array; default plain_call (inputs, then params)
     reading: Optional[object] = None                   # oracle.reading.Reading: the sentence-by-sentence record
+    # case -> the clause that says this call writes into no input, or None where it writes: an aliased input
+    # of a call that writes nothing is just an input (the value is fixed), so no aliasing gap applies
+    writes_nothing: Optional[Callable] = None
     #                           of the source document (oracle/readings/<op>.py; docs/SPEC.md shows it)
     clauses: tuple = field(init=False, default=())
 
@@ -136,6 +141,10 @@ class OpSpec:
         """The op's aliasing gap clause (alias_gap_row), or None where it lists none (it takes no aliased case)."""
         cid = f"{self.prefix}-{ALIAS_GAP}"
         return cid if any(c.id == cid for c in self.clauses) else None
+
+    def takes_aliases(self) -> bool:
+        """Whether the op answers aliased cases (an aliasing gap, or calls that write nothing)."""
+        return self.alias_clause is not None or self.writes_nothing is not None
 
     def api(self, case=None) -> str:
         return self.native_api(case) if self.native_api and case is not None else f"oracle.{self.name}"

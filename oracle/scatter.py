@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from dataclasses import dataclass
+from typing import Optional
 
 from contract.dtypes import cast, converts_exactly, dtype_name, holds, is_float, is_int, is_number, to_dtype
 from . import kernels
-from .errors import Either, Open, SpecError, Unspecified, value_reading
+from .errors import Either, Open, Unspecified, accepting, run_checks, value_reading
 from .readings.scatter import READING
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, malformed, need_input, need_param
@@ -28,49 +29,99 @@ INDEX_DTYPES = DTYPES["index"]
 
 
 def solve(self_, dim, index, src=None, value=_NO_VALUE, index_dtypes=INDEX_DTYPES, gap="SC-GAP-DTYPE"):
-    """({"out": ExpectedArray}, clauses) for the out-of-place scatter; raises SpecError / Unspecified."""
+    """({"out": ExpectedArray}, clauses) for the out-of-place scatter; raises SpecError / Either / Unspecified.
+
+    Every check of CHECKS decides on its own whether its clause applies; the answer is their composition
+    (errors.Open); the value is computed only where no documented error holds and the inputs give one."""
     self_, index = np.asarray(self_), np.asarray(index)
     value_form = value is not _NO_VALUE
     if value_form == (src is not None):
         raise ValueError("scatter needs exactly one of src and value")
     clauses = ["SC-RULE"] + (["SC-VALUE"] if value_form else [])
     op = Open()
-    ndims = [self_.ndim, index.ndim] + ([] if value_form else [np.ndim(src)])
-    if len(set(ndims)) != 1:    # SC-NDIM: a "must" with no consequence, and SC-RULE gives no value then
-        op.note("SC-NDIM", f"self, index{'' if value_form else ', src'} have ndims {ndims}")
-        op.raise_if_any()
-    dim = _dim(dim, self_.ndim, op)
-    if not value_form:
-        src = np.asarray(src)
-        if any(i > s for i, s in zip(index.shape, src.shape)):     # SC-SIZE-SRC
-            raise SpecError("SC-SIZE-SRC", None, f"index shape {list(index.shape)} exceeds src {list(src.shape)}",
-                            clauses)
-    if any(i > s for d, (i, s) in enumerate(zip(index.shape, self_.shape)) if d != dim):    # SC-SIZE-SELF
-        raise SpecError("SC-SIZE-SELF", None, f"index shape {list(index.shape)} exceeds self {list(self_.shape)} "
-                        f"off dim {dim}", clauses)
-    if not is_int(index.dtype):
-        op.note(gap, f"index dtype {index.dtype} is not an integer type")
-        op.raise_if_any()
-    if dtype_name(index.dtype) not in index_dtypes:
-        # another integer dtype: whether it is accepted is open; SC-RULE gives the value if it is
-        op.note_accept(gap, f"index dtype {index.dtype}: the document shows {', '.join(index_dtypes)} only")
-    if index.size and (index.min() < 0 or index.max() >= self_.shape[dim]):    # SC-RANGE
-        # the document calls such an index out of bounds and names no class: any exception conforms
-        raise SpecError("SC-RANGE", None, f"index values span [{index.min()}, {index.max()}], "
-                        f"outside [0, {self_.shape[dim] - 1}] on dim {dim}", clauses)
-    vals = _values(self_, index, src, value, value_form, op)
-    outputs = _write(self_, dim, index, vals, op)
+    call = _Call(self_, _dim_of(dim, self_.ndim), dim, index, None if value_form else np.asarray(src),
+                 index_dtypes, gap)
+    run_checks(CHECKS, call, op)
+    if op.errors or not _computable(call):
+        op.raise_if_any(clauses=clauses)
+    vals = _values(self_, index, call.src, value, value_form, op)
+    if vals is None:
+        op.raise_if_any(clauses=clauses)
+    outputs = _write(self_, call.dim, index, vals, op)
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(clauses)
 
 
-def _dim(dim, ndim, op):
+@dataclass(frozen=True)
+class _Call:
+    self_: np.ndarray
+    dim: Optional[int]          # dim counted from the start; None where it names no axis of self
+    given_dim: object
+    index: np.ndarray
+    src: Optional[np.ndarray]   # None in the value form
+    index_dtypes: tuple
+    gap: str
+
+
+def _computable(c) -> bool:
+    """SC-RULE gives a value (the natural one where a gap is open): equal ndims, a dim of self, integer index."""
+    ndims = {c.self_.ndim, c.index.ndim} | (set() if c.src is None else {c.src.ndim})
+    return len(ndims) == 1 and c.dim is not None and is_int(c.index.dtype)
+
+
+def _dim_of(dim, ndim):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or ndim == 0 or not -ndim <= dim < ndim:
-        op.note("SC-GAP-DIM", f"dim={dim!r} for {ndim}-d tensors")
-        op.raise_if_any()
-    if dim < 0:
-        op.note("SC-GAP-DIM", f"negative dim={dim}: counting from the end is the natural reading")
+        return None
     return int(dim) % ndim
+
+
+def _check_ndim(c, op):
+    ndims = [c.self_.ndim, c.index.ndim] + ([] if c.src is None else [c.src.ndim])
+    if len(set(ndims)) != 1:    # SC-NDIM: a "must" with no consequence, and SC-RULE gives no value then
+        op.note("SC-NDIM", f"self, index{'' if c.src is None else ', src'} have ndims {ndims}")
+
+
+def _check_dim(c, op):
+    if c.dim is None:
+        op.note("SC-GAP-DIM", f"dim={c.given_dim!r} for {c.self_.ndim}-d tensors")
+    elif c.given_dim < 0:
+        op.note("SC-GAP-DIM", f"negative dim={c.given_dim}: counting from the end is the natural reading")
+
+
+def _check_size_src(c, op):
+    # SC-SIZE-SRC: "index.size(d) <= src.size(d) for all dimensions d", over the dimensions both have
+    if c.src is not None and any(i > s for i, s in zip(c.index.shape, c.src.shape)):
+        op.error("SC-SIZE-SRC", None, f"index shape {list(c.index.shape)} exceeds src {list(c.src.shape)}")
+
+
+def _check_size_self(c, op):
+    # SC-SIZE-SELF: "for all dimensions d != dim": decided where dim names an axis of self
+    if c.dim is not None and any(i > s for d, (i, s) in enumerate(zip(c.index.shape, c.self_.shape))
+                                 if d != c.dim):
+        op.error("SC-SIZE-SELF", None, f"index shape {list(c.index.shape)} exceeds self {list(c.self_.shape)} "
+                                       f"off dim {c.dim}")
+
+
+def _check_index_dtype(c, op):
+    if not is_int(c.index.dtype):
+        op.note(c.gap, f"index dtype {c.index.dtype} is not an integer type")
+    elif dtype_name(c.index.dtype) not in c.index_dtypes:
+        # another integer dtype: whether it is accepted is open; SC-RULE gives the value if it is
+        op.note_accept(c.gap, f"index dtype {c.index.dtype}: the document shows {', '.join(c.index_dtypes)} only")
+
+
+def _check_range(c, op):
+    # SC-RANGE: the document calls such an index out of bounds and names no class: any exception conforms
+    # (decided where dim names an axis of self and the index holds integers)
+    if c.dim is None or not c.index.size or not is_int(c.index.dtype):
+        return
+    lo, hi = c.index.min(), c.index.max()
+    if lo < 0 or hi >= c.self_.shape[c.dim]:
+        op.error("SC-RANGE", None, f"index values span [{lo}, {hi}], outside [0, {c.self_.shape[c.dim] - 1}] "
+                                   f"on dim {c.dim}")
+
+
+CHECKS = (_check_ndim, _check_dim, _check_size_src, _check_size_self, _check_index_dtype, _check_range)
 
 
 def _values(self_, index, src, value, value_form, op):
@@ -280,8 +331,8 @@ DOMAIN = [
 def scatter(input, dim, index, src=None, *, value=None):
     """torch `input.scatter(dim, index, src)` / `scatter(dim, index, value=v)`: a new array.
 
-    Raises SpecError (documented error) or Unspecified (duplicates, undocumented dtypes; .natural holds the
-    admissible values)."""
+    Raises SpecError (documented error), Either (acceptance open: duplicates, another integer index dtype;
+    .outputs holds the accepting reading's value) or Unspecified (.natural: the NumPy-semantics value)."""
     if value is None and src is None:
         raise ValueError("scatter needs src or value")
     outputs = value_reading(solve, input, dim, index, src, _NO_VALUE if value is None else value)
@@ -337,6 +388,7 @@ def _with_input(outputs, self_, inplace):
     return {"out": outputs["out"], "input": outputs["out"] if inplace else ExpectedArray(np.array(self_))}
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case, inputs=None) -> dict:
     a = decode(case, inputs)
     self_ = own_array(a.input, inputs)
@@ -393,7 +445,7 @@ SPEC = OpSpec(
          ADDED),
         ("SC-GAP-VALUE-CAST", "gap", _SUPPLEMENT, "a value self's dtype cannot hold (1.23 into an int tensor): not "
                                                   "stated", ADDED),
-        alias_gap_row("SC", "Parameters: src; scatter_", "src is"),
+        alias_gap_row("SC", "Parameters: src; scatter_", "for scatter_ (which writes into self), src is"),
     ),
     inputs=(Field("input", "self"), Field("index", "the index"),
             Field("src", "the src tensor (absent in the value form)", required=False)),
@@ -405,4 +457,7 @@ SPEC = OpSpec(
     decode=decode, solve=solve_case, reference=scatter, call=call, repro=repro, generic_call=generic_call,
     generic_outputs={"out": "out", "input": "input"}, dtypes=DTYPES,
     native_api=_native_api,
+    # scatter.ref.1: "scatter(dim, index, source) → Tensor" is the out-of-place form (SC-INPLACE): it writes
+    # nothing, so a src that is a view of self is only read; the gap is scatter_'s, which writes into self
+    writes_nothing=lambda case: None if case.params.get("inplace", False) else "SC-INPLACE",
 )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from contract.dtypes import cast, converts_exactly, dtype_name, is_float
 from . import kernels
-from .errors import Open, SpecError, value_reading
+from .errors import Open, accepting, run_checks, value_reading
 from .readings.scatter_nd_add import READING
 from contract.expectation import BOUND, EXACT, ZERO_REPORT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, alias_gap_row, own_array, need_input
@@ -26,31 +26,25 @@ INDEX_DTYPES = DTYPES["indices"]
 
 
 def solve(x, indices, updates, use_locking=False):
-    """({"out", "x"}: ExpectedArray, clauses); raises SpecError / Unspecified."""
+    """({"out", "x"}: ExpectedArray, clauses); raises SpecError / Either / Unspecified.
+
+    Every check of CHECKS decides on its own whether its clause applies (none waits for another to pass);
+    the answer is their composition (errors.Open); the value is computed only where no documented error
+    holds and the shapes give one."""
     x, indices, updates = np.asarray(x), np.asarray(indices), np.asarray(updates)
     clauses = ["SNA-RULE", "SNA-SHAPES", "SNA-RETURN"]
-    if not isinstance(use_locking, (bool, np.bool_)):       # SNA-LOCK
-        raise SpecError("SNA-LOCK", "TypeError", f"use_locking={use_locking!r} is not a bool", clauses)
-    if dtype_name(indices.dtype) not in INDEX_DTYPES:       # SNA-IDX-DTYPE
-        raise SpecError("SNA-IDX-DTYPE", "TypeError", f"indices dtype {indices.dtype}, not int32/int64", clauses)
     op = Open()
-    if indices.ndim < 2 or indices.shape[-1] > x.ndim:      # SNA-SHAPES
-        op.note("SNA-SHAPES", f"indices of shape {list(indices.shape)} for x of rank {x.ndim}: "
-                              "needs rank >= 2 and a last dim <= rank(x)")
-        op.raise_if_any()
+    run_checks(CHECKS, x, indices, updates, use_locking, op, clauses)
+    clauses = list(dict.fromkeys(clauses))
+    if op.errors or not _shapes_fit(x, indices):
+        op.raise_if_any(clauses=clauses)
     n = indices.shape[-1]
-    want = indices.shape[:-1] + x.shape[n:]
     if updates.dtype != x.dtype:
-        updates = _converted(x, updates, updates.shape != want, op, clauses)
-    if updates.shape != want:                                # SNA-UPD-SHAPE
-        raise SpecError("SNA-UPD-SHAPE", "ValueError", f"updates shape {list(updates.shape)}, expected "
-                        f"{list(want)}", clauses)
+        updates = cast(updates, x.dtype)
     m = int(np.prod(indices.shape[:-1], dtype=np.int64))
     rows = _rows(x.shape[:n], indices.reshape(m, n), op)
-    if dtype_name(x.dtype) == "bool":
-        op.note("SNA-GAP-DTYPE", "bool x: addition is not defined for bool (natural: logical or)")
     if rows is None:
-        op.raise_if_any()
+        op.raise_if_any(clauses=clauses)
     x2 = x.reshape(int(np.prod(x.shape[:n], dtype=np.int64)), int(np.prod(x.shape[n:], dtype=np.int64)))
     u2 = updates.reshape(rows.size, x2.shape[1])
     if is_float(x.dtype):
@@ -65,6 +59,55 @@ def solve(x, indices, updates, use_locking=False):
     return outputs, tuple(clauses)
 
 
+def _shapes_fit(x, indices) -> bool:
+    """SNA-SHAPES' precondition on x and indices: indices of rank >= 2 with a last dim <= rank(x)."""
+    return indices.ndim >= 2 and indices.shape[-1] <= x.ndim
+
+
+def _expected_updates(x, indices):
+    """`indices.shape[:-1] + x.shape[indices.shape[-1]:]`, the Raises line's own expression, evaluated as
+    written wherever it has a value: indices with a last dim (a rank-1 indices, or N > rank(x) where
+    x.shape[N:] is (), included: the expression does not wait for SNA-SHAPES)."""
+    if indices.ndim < 1:
+        return None
+    return indices.shape[:-1] + x.shape[indices.shape[-1]:]
+
+
+def _check_lock(x, indices, updates, use_locking, op, clauses):
+    if not isinstance(use_locking, (bool, np.bool_)):       # SNA-LOCK
+        op.error("SNA-LOCK", "TypeError", f"use_locking={use_locking!r} is not a bool")
+
+
+def _check_index_dtype(x, indices, updates, use_locking, op, clauses):
+    if dtype_name(indices.dtype) not in INDEX_DTYPES:       # SNA-IDX-DTYPE
+        op.error("SNA-IDX-DTYPE", "TypeError", f"indices dtype {indices.dtype}, not int32/int64")
+
+
+def _check_shapes(x, indices, updates, use_locking, op, clauses):
+    if not _shapes_fit(x, indices):                          # SNA-SHAPES: a "must" with no consequence
+        op.note("SNA-SHAPES", f"indices of shape {list(indices.shape)} for x of rank {x.ndim}: "
+                              "needs rank >= 2 and a last dim <= rank(x)")
+
+
+def _check_updates_shape(x, indices, updates, use_locking, op, clauses):
+    want = _expected_updates(x, indices)
+    if want is not None and updates.shape != want:           # SNA-UPD-SHAPE
+        op.error("SNA-UPD-SHAPE", "ValueError", f"updates shape {list(updates.shape)}, expected {list(want)}")
+
+
+def _check_dtype(x, indices, updates, use_locking, op, clauses):
+    if updates.dtype != x.dtype:
+        _converted(x, updates, op, clauses)
+
+
+def _check_bool(x, indices, updates, use_locking, op, clauses):
+    if dtype_name(x.dtype) == "bool":
+        op.note("SNA-GAP-DTYPE", "bool x: addition is not defined for bool (natural: logical or)")
+
+
+CHECKS = (_check_lock, _check_index_dtype, _check_shapes, _check_updates_shape, _check_dtype, _check_bool)
+
+
 # Two sentences on a dtype difference (SNA-GAP-CONVERT): SNA-DTYPE raises TypeError for any difference;
 # SNA-CONVERT raises RuntimeError only when updates "cannot be converted" to x's dtype, which presumes the
 # conversion happens when it can.  Both readings are admitted.
@@ -72,24 +115,21 @@ CONVERT_CLAUSES = ("SNA-DTYPE", "SNA-CONVERT", "SNA-GAP-CONVERT")
 DTYPE_ERRORS = ("TypeError", "RuntimeError")
 
 
-def _converted(x, updates, wrong_shape, op, clauses):
-    """updates in x's dtype, with the reading noted on `op`: "raises TypeError or RuntimeError, or returns
-    the sum with updates converted" where every value of updates converts exactly; where one does not,
-    the conversion rule the second reading needs is not stated, so the value is open.  With a wrong
-    shape as well, the documents do not order the checks: ValueError is admitted beside the two."""
+def _converted(x, updates, op, clauses):
+    """Notes the reading of a dtype difference on `op`: "raises TypeError or RuntimeError, or returns the
+    sum with updates converted" where every value of updates converts exactly; where one does not, the
+    conversion rule the second reading needs is not stated, so the value is open.  With a documented
+    error as well (a wrong shape), the composition admits its class beside these two."""
     clauses.extend(CONVERT_CLAUSES)
     what = f"updates {updates.dtype} and x {x.dtype} differ"
-    if wrong_shape:
-        raise SpecError("SNA-DTYPE", (*DTYPE_ERRORS, "ValueError"), f"{what}, and updates' shape is wrong "
-                        "too (the documents do not order the two checks)", clauses)
     converted = cast(updates, x.dtype)
     if converts_exactly(updates, converted):
         op.note_accept("SNA-DTYPE", f"{what}: TypeError (SNA-DTYPE), or updates converted to {x.dtype} "
                                     "(SNA-CONVERT)", DTYPE_ERRORS)
     else:
+        op.note_accept("SNA-DTYPE", f"{what}: TypeError (SNA-DTYPE) or RuntimeError (SNA-CONVERT)", DTYPE_ERRORS)
         op.note("SNA-GAP-CONVERT", f"{what}, and some value of updates has no exact {x.dtype}: the "
                                    "conversion rule is not stated")
-    return converted
 
 
 def _rows(lead_shape, idx, op):
@@ -494,6 +534,7 @@ def solve_case(case):
     return solve(a.x, a.indices, a.updates, a.use_locking if a.lock_given else False)
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case, inputs=None) -> dict:
     a = decode(case, inputs)
     x = own_array(a.x, inputs)

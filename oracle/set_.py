@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 from typing import Optional
 
 from contract.dtypes import cast, is_float, is_number, to_dtype
-from .errors import Either, Open, SpecError
+from .errors import Either, Open, SpecError, accepting
 from .readings.set_ import READING
 from contract.expectation import CHOICES, EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, malformed, need_input
@@ -110,18 +110,43 @@ def apply(target, kind, storage, src_view, args, other_device=False, accept=None
     clauses = ["ST-ALIAS"]
     # size=None / stride=None are the prototype's defaults: passing them is not passing them
     args = {k: v for k, v in args.items() if not (k in ("size", "stride") and v is None)}
-    _check_types(kind, args, clauses, accept)
+    # every documented error whose condition holds is collected, then composed with the open acceptances
+    # (errors.Open): none masks another, whatever order they are checked in
+    op = Open()
+    acceptance = accept if accept is not None else Open()
+
+    def settle():
+        if op.errors:
+            op.items.extend(it for it in acceptance.items if it[2] is not None)
+            op.raise_if_any(clauses=clauses)
+    defaults_open = _check_types(kind, args, op, acceptance)
     if other_device and kind != "none":     # ST-E-DEVICE
-        raise SpecError("ST-E-DEVICE", "RuntimeError", "self and the source are on different devices", clauses)
+        op.error("ST-E-DEVICE", "RuntimeError", "self and the source are on different devices")
+    if kind != "none" and storage.dtype != target.dtype and kind == "storage":     # ST-E-DTYPE
+        op.error("ST-E-DTYPE", "RuntimeError", f"self is {target.dtype}, the Storage {storage.dtype}")
+    typed = not any(c == "ST-E-TYPE" for c, _, _ in op.errors)
+    if kind != "none" and "size" not in args:
+        clauses.append("ST-STORAGE" if kind == "storage" else "ST-TENSOR")
+    if typed and "size" in args and kind != "none":
+        clauses.append("ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW")
+        if "stride" not in args:
+            clauses.append("ST-STRIDE-DEFAULT")
+        _check_view(kind, src_view, *_view_args(args), op)
+    settle()
+    if defaults_open:
+        if accept is None:
+            raise SpecError("ST-E-TYPE", "TypeError", "storage_offset/stride without size: no documented "
+                            "signature takes them", clauses)
+        # set_.conflict.4: the closed signature list refuses it (TypeError); the prototype admits it
+        # (size defaults to None) but states no view, so the value of that reading is open
+        raise Either("ST-E-TYPE", "storage_offset/stride without size: no listed signature (TypeError), or the "
+                     "prototype's defaults, whose view is not stated", {}, "TypeError",
+                     (*clauses, "ST-GAP-DEFAULT-ARG"))
     if kind == "none":
         return np.empty((0,), target.dtype), np.empty((0,), target.dtype), ("ST-EMPTY",)
     source_seen = storage if kind == "storage" else materialise(storage, src_view)
     if "size" not in args:
-        clauses.append("ST-STORAGE" if kind == "storage" else "ST-TENSOR")
         view = View(0, (storage.size,), (1,)) if kind == "storage" else src_view
-        if storage.dtype != target.dtype and kind == "storage":   # ST-E-DTYPE
-            raise SpecError("ST-E-DTYPE", "RuntimeError", f"self is {target.dtype}, the Storage {storage.dtype}",
-                            clauses)
         if storage.dtype != target.dtype and accept is not None:
             # ST-GAP-EXAMPLE: the Raises list (ST-E-DTYPE) says RuntimeError, the only example (ST-EX-1) shows
             # a target of another dtype taking the source's storage and values: both readings conform
@@ -130,50 +155,44 @@ def apply(target, kind, storage, src_view, args, other_device=False, accept=None
                                                  "source's storage and shows its values (ST-EX-1)", "RuntimeError")
             clauses += ["ST-E-DTYPE", "ST-EX-1"]
         return materialise(storage, view), source_seen, tuple(clauses)
-    clauses.append("ST-STORAGE-VIEW" if kind == "storage" else "ST-TENSOR-VIEW")
-    offset = args.get("storage_offset", 0)
-    size = tuple(int(n) for n in args["size"])
-    stride = args.get("stride")
-    if stride is None:
-        clauses.append("ST-STRIDE-DEFAULT")
-        stride = contiguous_strides(size)
-    stride = tuple(int(s) for s in stride)
-    _check_view(target, kind, storage, src_view, offset, size, stride, clauses)
+    offset, size, stride = _view_args(args)
     view = View(int(offset), size, stride)
-    op = Open()
     if storage.dtype != target.dtype:
-        if kind == "storage":   # ST-E-DTYPE: a Storage of another dtype
-            raise SpecError("ST-E-DTYPE", "RuntimeError", f"self is {target.dtype}, the Storage {storage.dtype}",
-                            clauses)
         op.note("ST-GAP-DTYPE-VIEW", f"set_(tensor, offset, size, stride) with self {target.dtype}, source "
                                      f"{storage.dtype}")
     if needed(view) > storage.size:
         if size == target.shape:    # ST-E-BOUNDS
-            raise SpecError("ST-E-BOUNDS", "RuntimeError", f"the view needs {needed(view)} elements, the storage "
-                            f"has {storage.size}", clauses)
-        op.note("ST-GAP-BOUNDS", f"the view needs {needed(view)} elements, the storage has {storage.size}, "
-                                 f"and size {list(size)} differs from self's {list(target.shape)}")
+            op.error("ST-E-BOUNDS", "RuntimeError", f"the view needs {needed(view)} elements, the storage "
+                                                    f"has {storage.size}")
+        else:
+            op.note("ST-GAP-BOUNDS", f"the view needs {needed(view)} elements, the storage has {storage.size}, "
+                                     f"and size {list(size)} differs from self's {list(target.shape)}")
+    settle()
     op.raise_if_any({}, clauses)
     return materialise(storage, view), source_seen, tuple(clauses)
 
 
-def _check_types(kind, args, clauses, accept=None):
-    """ST-E-TYPE's TypeErrors; the argument forms whose acceptance the page leaves open are noted on
-    `accept` ("raises TypeError, or returns what the accepting reading gives"; None: accept them)."""
+def _view_args(args):
+    """(storage_offset, size, stride) as ints, stride contiguous where not passed."""
+    size = tuple(int(n) for n in args["size"])
+    stride = args.get("stride")
+    stride = contiguous_strides(size) if stride is None else tuple(int(s) for s in stride)
+    return int(args.get("storage_offset", 0)), size, stride
+
+
+def _check_types(kind, args, op, accept):
+    """ST-E-TYPE's TypeErrors (recorded on `op`); the argument forms whose acceptance the page leaves open
+    are noted on `accept` ("raises TypeError, or returns what the accepting reading gives").  Returns whether
+    storage_offset/stride came without size (set_.conflict.4, answered by the caller)."""
     def bad(msg):
-        raise SpecError("ST-E-TYPE", "TypeError", msg, clauses)
-    note = accept.note_accept if accept is not None else (lambda *a: None)
+        op.error("ST-E-TYPE", "TypeError", msg)
+    note = accept.note_accept
     if kind == "none" and args:
         bad(f"set_() with {', '.join(sorted(args))} but no source")
-    if "size" not in args and (args.get("storage_offset", 0) != 0 or args.get("stride") is not None):
-        if accept is None:
-            bad("storage_offset/stride without size: no documented signature takes them")
-        # set_.conflict.4: the closed signature list refuses it (TypeError); the prototype admits it
-        # (size defaults to None) but states no view, so the value of that reading is open
-        raise Either("ST-E-TYPE", "storage_offset/stride without size: no listed signature (TypeError), or the "
-                     "prototype's defaults, whose view is not stated", {}, "TypeError",
-                     (*clauses, "ST-GAP-DEFAULT-ARG"))
-    if "size" not in args and "storage_offset" in args:
+    defaults_open = "size" not in args and (args.get("storage_offset", 0) != 0 or args.get("stride") is not None)
+    if defaults_open:
+        note("ST-E-TYPE", "storage_offset/stride without size: no listed signature", "TypeError")
+    elif "size" not in args and "storage_offset" in args:
         # set_.conflict.2: the page's list of legal signatures has no set_(source, storage_offset) (ST-E-TYPE),
         # yet its prototype gives storage_offset the default 0, so passing 0 may be passing the default
         note("ST-GAP-DEFAULT-ARG", "storage_offset=0 passed without size: the signature list excludes it "
@@ -195,16 +214,18 @@ def _check_types(kind, args, clauses, accept=None):
             continue
         if not isinstance(v, (list, tuple)):
             bad(f"{name}={v!r} is not a tuple or list")
+            continue
         for e in v:
             if isinstance(e, (bool, np.bool_)):
                 note("ST-GAP-BOOLINT", f"{name} holds {e!r}", "TypeError")
             elif not _is_int(e):
                 bad(f"{name}={v!r} holds {e!r}, not an int")
+    return defaults_open
 
 
-def _check_view(target, kind, storage, src_view, offset, size, stride, clauses):
+def _check_view(kind, src_view, offset, size, stride, op):
     def err(clause, msg):
-        raise SpecError(clause, "RuntimeError", msg, clauses)
+        op.error(clause, "RuntimeError", msg)
     if offset < 0:
         err("ST-E-OFFSET", f"storage_offset={offset} < 0")
     if any(n < 0 for n in size):
@@ -470,6 +491,7 @@ def solve_case(case):
     return solve(a.target, a.kind, storage, view, a.kwargs, a.probe, other_device=a.other_device)
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case) -> dict:
     a = decode(case)
     storage = None if a.source is None else np.array(a.source, copy=True)

@@ -4,7 +4,8 @@ Readings the document leaves to the oracle (each cited where it is applied):
 - a key shorter than the target leaves the trailing axes open, and Ellipsis expands to open axes; both
   count as slices for SI-MIXED (so `a[2] = row` on a 2-d target is the mixed form `a[2, :]`);
 - SI-MIXED-N applies when the key as written mixes ints with slices or Ellipsis; the count compared with
-  the value's ndim is that of the sliced axes after expansion;
+  the value's ndim is that of the slices the key holds (an Ellipsis counts the axes it spans; an axis the
+  key leaves out is no slice in the key: setitem.cons.7 read as written);
 - an open stop takes its extent from the value (SI-ASSEMBLE); an explicit stop that disagrees is
   SI-GAP-REGION ("raises, or the value assembled at the starts"); a region past the target, an int outside its axis or too many indices SI-GAP-RANGE;
 - `c[:] = v` with v's shape different from c's is SI-GAP-MOVE (the "move" wording and the assemble rule
@@ -20,7 +21,7 @@ import numpy as np
 
 from contract.codec import CodecError
 from contract.dtypes import cast, dtype_name, holds, holds_exactly, is_float, is_number, to_dtype
-from .errors import Either, Open, SpecError, Unspecified, value_reading
+from .errors import Either, Open, SpecError, Unspecified, accepting, value_reading
 from .readings.setitem import READING
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, alias_gap_row, malformed, need_input, need_param
@@ -153,10 +154,17 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
         op.note("SI-VAL-S", f"a {value.dtype}{list(value.shape)} tensor value for a single-element key")
         natural = _numpy_natural(target, _numpy_key(axes, None), value)
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
-    if value.ndim != len(slices):
-        # SI-MIXED-N / SI-VAL-T: a "must" with no consequence and no value for the region to take (docs/SPEC.md,
+    # setitem.cons.7: "混合索引（int/SymbolicScalar与slice组合）赋值时，key中slice的个数必须与value的维度数一致" (for a
+    # mixed key, the number of slices *in the key* must equal the value's ndim): the slices the key holds, an
+    # Ellipsis standing for the axes it spans (SI-ELLIPSIS); a trailing axis the key leaves out is no slice in it
+    written = len(slices) if any(e is Ellipsis for e in elems) else sum(isinstance(e, slice) for e in elems)
+    if mixed and value.ndim != written:
+        op.note("SI-MIXED-N", f"value of {value.ndim} dims for a key that holds {written} slice(s)")
+    elif value.ndim != len(slices):
+        # SI-VAL-T: a "must" with no consequence and no value for the region to take (docs/SPEC.md,
         # "Preconditions"): any outcome but a crash
-        op.note("SI-MIXED-N" if mixed else "SI-VAL-T", f"value of {value.ndim} dims for {len(slices)} sliced axes")
+        op.note("SI-VAL-T", f"value of {value.ndim} dims for {len(slices)} sliced axes")
+    if op.value_open:
         natural = _numpy_natural(target, _numpy_key(axes, None), value)
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
     # SI-ASSEMBLE: an open slice takes its extent from the value; an explicit one that disagrees is
@@ -563,6 +571,7 @@ def solve_case(case):
     return solve(a.target, a.key, a.value)
 
 
+@accepting()        # the oracle as a candidate returns the accepting reading of an either answer
 def call(case, inputs=None) -> dict:
     a = decode(case, inputs)
     return {"target": setitem(a.target, a.key, a.value)}

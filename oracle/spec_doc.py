@@ -31,6 +31,15 @@ PRECONDITIONS = [
     "is out of bounds\") is an error (`err`), with the class where the document names one and any class",
     "where it does not. Where two sentences disagree, each reading is admitted (the `either` answers of the",
     "conflicts below).",
+    "",
+    "Every clause that applies to a case takes part in its answer, whatever the order the oracle checks them",
+    "in (docs/DESIGN.md, \"Composing the answer\"): a documented error whose condition holds is admitted",
+    "whatever else is open, several errors the document does not order admit each of their classes, and an",
+    "open precondition makes the answer \"anything\" only where no applicable clause fixes more.",
+    "",
+    "Why each gap exists: a `gap` clause is kept only where the page leaves that outcome open for that op;",
+    "its statement says what the page does not say (a dtype or range it never mentions, two sentences that",
+    "disagree, a write whose order against a read of the same memory it never gives).",
 ]
 
 
@@ -40,7 +49,11 @@ ALIASING = [
     "",
     "A case may declare that one input is a view of another (`aliases` in [CASES.md](CASES.md)): the value of",
     "`a[:, 1:] = a[:, :-1]`, a scatter's src sliced from self. No source document says anything about",
-    "aliased inputs, so each op that takes such cases lists the gap `<prefix>-GAP-ALIAS` (added), and the",
+    "aliased inputs. Where the call writes into no input, a view among them is only read and the value is",
+    "fixed: clip (\"该接口非原地操作，不改变输入Tensor，而是返回一个新的Tensor\": not in place, the input is not",
+    "changed, a new Tensor is returned) and the out-of-place `scatter` (SC-INPLACE) list no aliasing gap and",
+    "answer an aliased case as any other. The gap exists only where the call writes while it reads (setitem,",
+    "scatter_, scatter_nd_add): those ops list `<prefix>-GAP-ALIAS` (added), and the",
     "oracle (`oracle.expect`) admits exactly two outcomes: the call **raises** (any class), or it returns",
     "**the value as if the view had been copied before the call** (the value the other clauses give for the",
     "case's own, independent arrays; kind `either`). Anything else, such as reading elements the call",

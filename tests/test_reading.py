@@ -48,3 +48,18 @@ def test_a_sentence_without_clause_or_reason_is_refused():
 def test_the_set_example_conflict_is_recorded_with_both_readings():
     set_ = registry.spec("set_").reading
     assert any(c.clause in ("ST-E-DTYPE", "ST-GAP-EXAMPLE") for c in set_.conflicts), set_.conflicts
+
+
+def test_every_reread_cites_a_recorded_sentence_in_the_page_words():
+    """oracle/readings/reread.py: each changed answer quotes its sentence; the quote is on the page."""
+    from pathlib import Path
+    from oracle import registry
+    from oracle.readings.reread import REREAD
+    sentences = {s.id for spec in registry.SPECS.values() if spec.reading for s in spec.reading.sentences}
+    seeds = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+    for r in REREAD:
+        assert r.sentence in sentences, r.sentence
+        assert r.original and r.english and r.change, r.sentence
+        if seeds.is_dir():      # the developers' tree only: the quote is the page's own text
+            text = "".join(p.read_text(encoding="utf-8") for p in seeds.glob("*.txt"))
+            assert r.original.replace(" ", "") in text.replace(" ", ""), r.original

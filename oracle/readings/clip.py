@@ -14,8 +14,9 @@ READING = Reading(
                  "Each element of the input is limited to the range [min, max]: below min it becomes min, above "
                  "max it becomes max, otherwise it is kept.", ("CL-FORMULA",)),
         Sentence("clip.desc.2", "Description", RULE,
-                 "The call is not in place: the input is left as it was and a fresh tensor is returned. Nothing is "
-                 "said of a bound tensor that is a view of the input.", ("CL-FORMULA", "CL-GAP-ALIAS")),
+                 "The call is not in place: the input is left as it was and a fresh tensor is returned (so a "
+                 "bound tensor that is a view of the input is only read: nothing is written, the formula fixes "
+                 "the value; no aliasing gap).", ("CL-FORMULA",)),
         Sentence("clip.proto.1", "Prototype", RULE,
                  "clip takes input (a Tensor), then min and max, each optional, each a Tensor, an Element, a float "
                  "or an int, each defaulting to None; it returns a Tensor.",

@@ -11,7 +11,8 @@ READING = Reading(
     document="torch.Tensor.scatter_.txt",
     sentences=(
         Sentence("scatter.ref.1", _REF, RULE,
-                 "scatter(dim, index, source) returns a Tensor (out of place; its third parameter is named source).",
+                 "scatter(dim, index, source) returns a Tensor (out of place; its third parameter is named source): it "
+                 "writes nothing, so a source that is a view of self is only read (no aliasing gap).",
                  ("SC-INPLACE", "SC-RULE")),
         Sentence("scatter.ref.2", _REF, RULE,
                  "scatter_(dim, index, src) returns a Tensor and, by the trailing underscore, writes into self. "

@@ -44,7 +44,10 @@ READING = Reading(
                  "Unsupported example: a[b] with b = pypto.Tensor([2], DT_INT32).", ("SI-TINDEX",)),
         Sentence("setitem.cons.7", f"{_C}: mixed index", RULE,
                  "For a mixed key (ints/SymbolicScalars with slices) the number of slices in the key has to equal "
-                 "the value's number of dims (no consequence is named).", ("SI-MIXED-N",)),
+                 "the value's number of dims (no consequence is named). Read as written: the slices the key "
+                 "holds (an Ellipsis counts the axes it stands for); a trailing axis the key leaves out is not "
+                 "a slice in the key, so a[0, 1:3] = v on a 2x4x4 target with a 2-d v breaks the rule.",
+                 ("SI-MIXED-N",)),
         Sentence("setitem.cons.8", f"{_C}: single-element value", RULE,
                  "Single-element assignment takes only an int or SymbolicScalar value; a float is not supported "
                  "for now.", ("SI-FLOATSCALAR",)),
