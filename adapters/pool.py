@@ -236,6 +236,10 @@ class WorkerHandle:
         _ensure_folder(self._cwd)
         _empty_folder(self._scratch)
         _ensure_folder(work)
+        if (problem := compile_cache.writable_problem(os.environ)):     # probes too, not only a run's workers
+            err = AdapterError(f"adapter {self.spec!r}: {problem}")
+            err.reason = problem
+            raise err
         writable = (self._scratch, *sandbox.writable_folders(os.environ))
         import_path = _worker_path(self.python)
         _refuse_writable_imports(self.spec, import_path, writable)

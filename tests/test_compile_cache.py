@@ -5,7 +5,8 @@ import shutil
 
 import pytest
 
-from adapters import compile_cache, sandbox
+from adapters import compile_cache, pool, sandbox
+from adapters.registry import AdapterError
 from conform import runner
 from contract.results import iter_records
 from contract.vocabulary import EXIT_USAGE
@@ -111,6 +112,10 @@ def test_refuses_a_writable_folder_holding_the_kept_cache(root, tmp_path, monkey
     monkeypatch.setenv(HARNESS_ENV, str(os.getpid()))
     result = runner.run(["misbehaving_adapters:Vandal"], corpus=str(corpus), out_dir=str(tmp_path / "out"))
     assert result.exit_code == EXIT_USAGE and compile_cache.ENV in result.message, result.message
+    assert (kept / "wrapper.py").read_text() == "# a kept kernel\n"
+    # a worker the run does not start (a probe: certify's and verify's, conform check's) is refused too
+    with pytest.raises(AdapterError, match=compile_cache.ENV):
+        pool.WorkerHandle("misbehaving_adapters:Vandal", probe=True)
     assert (kept / "wrapper.py").read_text() == "# a kept kernel\n"
     # a folder beside it stays allowed, and so does the cache turned off
     monkeypatch.setenv(sandbox.WRITABLE_ENV, str(tmp_path / "elsewhere"))
