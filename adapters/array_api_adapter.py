@@ -68,6 +68,9 @@ class ArrayApiAdapter(FrameworkAdapter):
             return False, f"no namespace: name the adapter {PREFIX}<module>, e.g. {PREFIX}numpy"
         if importlib.util.find_spec(self.package) is None:
             return False, f"package {self.package!r} is not installed (pip install {self.package})"
+        if self.namespace == "numpy" and int(np.__version__.split(".")[0]) < 2:
+            # NumPy 1.x's main namespace predates the standard (asarray has no copy=): NumPy 2.0 adopted it
+            return False, f"NumPy {np.__version__}'s namespace is not an array API namespace (NumPy 2.0 or later is)"
         return True, ""
 
     def version(self) -> str:
