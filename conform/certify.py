@@ -50,6 +50,7 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
     if pythons and in_process:
         raise CertifyError("--python and --in-process exclude each other: an in-process adapter runs "
                            "in this interpreter", EXIT_USAGE)
+    refuse_drafts(expectations)
     held = [f for f in OWN_FILES if (Path(out_dir) / f).exists()]
     if held and not (replace or resume):
         raise CertifyError(f"--out {out_dir} already holds {' and '.join(held)}: pass --replace to overwrite "
@@ -71,6 +72,22 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
         raise CertifyError(f"the run wrote no results file at {result.results_path}", EXIT_BAD_INPUT)
     copy_expectations(result.results_path, out)
     return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity)
+
+
+def refuse_drafts(path):
+    """CertifyError(EXIT_BAD_INPUT) when the expectations file still has a line whose reason is the placeholder
+    `conform expectations draft` writes: a certificate lists each divergence with its real reason."""
+    from suites.expectations import DRAFT_REASON, Expectations, ExpectationsError
+    if not path:
+        return
+    try:
+        drafts = Expectations.load(path).drafts()
+    except ExpectationsError:       # the run reports the damage, with its line
+        return
+    if drafts:
+        where = ", ".join(p.where() for p in drafts[:5]) + (f" and {len(drafts) - 5} more" if len(drafts) > 5 else "")
+        raise CertifyError(f"--expectations {path}: {len(drafts)} line(s) still give the draft's reason "
+                           f"{DRAFT_REASON!r} ({where}): write why each divergence is expected", EXIT_BAD_INPUT)
 
 
 def copy_expectations(results_path, out):

@@ -26,6 +26,8 @@ def register(subparsers) -> None:
     c.add_argument("--adapter", metavar="NAME", help="the adapter whose records are checked (needed when the "
                    "results hold several)")
     c.set_defaults(func=cmd_check)
+    from .expectations_draft import register as register_draft
+    register_draft(sub)
 
 
 def check(path, results, adapter=None) -> dict:

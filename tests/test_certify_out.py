@@ -1,7 +1,9 @@
 """conform certify's --out folder, progress and time line, and a certificate's report scope (issue 37, item 7)."""
 from __future__ import annotations
 
+import fnmatch
 import io
+import json
 import os
 import re
 import subprocess
@@ -71,3 +73,45 @@ def test_progress_of_one_adapter_shows_one_count():
     bar(1109, 2601, {"pass": 1109})
     line = out.getvalue()
     assert re.findall(r"\d+/\d+", line) == ["1109/2601"] and "mlx x2" in line, line
+
+
+# ---- conform expectations draft (issue 37, item 4) ------------------------------------------------
+
+def test_a_draft_lists_every_unlisted_divergence_by_cause_and_certify_refuses_it_until_reasons_are_written(tmp_path):
+    from collections import Counter
+
+    from suites.corpus import iter_corpus
+    from suites.expectations import DRAFT_REASON, Expectations
+    from suites.judge import record_key
+    corpus, out = tmp_path / "corpus.jsonl", tmp_path / "cert"
+    write_corpus(corpus, [c for c in iter_corpus() if c.op in ("clip", "scatter")][::4])
+    first = conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", out)
+    assert first.returncode == 1, first.stderr
+    recs = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    failing = [r for r in recs if r.get("record") == "case" and r["verdict"] not in ("pass", "extension",
+                                                                                    "not-applicable")]
+    r = conform("expectations", "draft", out / "results.jsonl")
+    assert r.returncode == 0, r.stderr
+    draft = tmp_path / "draft.txt"
+    draft.write_text(r.stdout)
+    lines = Expectations.load(str(draft)).patterns
+    assert lines and all(p.reason == DRAFT_REASON for p in lines)
+    # one line per cause: (op, verdict, clause, dtypes) each appear once
+    causes = Counter(tuple(p.glob.split("/")[:4]) for p in lines)
+    assert max(causes.values()) == 1, causes
+    # the counts and examples it prints are what each line matches, and together every divergence
+    counts = [int(x) for x in re.findall(r"^# (\d+) cases?, e\.g\. case ", r.stdout, re.M)]
+    assert sum(counts) == len(failing) and len(counts) == len(lines), (counts, len(failing))
+    check = conform("expectations", "check", draft, out / "results.jsonl")
+    assert check.returncode == 0 and f"{len(failing)} listed, 0 unlisted" in check.stdout, check.stdout
+    keys = {record_key(x) for x in failing}
+    assert all(any(fnmatch.fnmatchcase(k, p.glob) for k in keys) for p in lines)
+    # certify refuses the draft as it is, exit 3, and writes nothing
+    refused = conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", tmp_path / "c2",
+                      "--expectations", draft)
+    assert refused.returncode == 3 and DRAFT_REASON in refused.stderr and "draft.txt:" in refused.stderr, refused.stderr
+    assert not (tmp_path / "c2").exists()
+    written = tmp_path / "written.txt"
+    written.write_text(r.stdout.replace(DRAFT_REASON, "vendor_clip applies the bounds in its own order (bug 7)"))
+    ok = conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", tmp_path / "c3", "--expectations", written)
+    assert ok.returncode == 0, ok.stderr
