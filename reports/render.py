@@ -253,6 +253,7 @@ def clauses_view(m, adapters, groups, scope=None):
                                                  "count": g.count, "listed": g.listed})
         if not g.listed:
             unlisted[(g.clause, g.adapter)] += g.count
+    unlisted.update(m.example_unlisted)
     rows = []
     for cid in m.clause_ids():
         if M._is_range_id(cid):

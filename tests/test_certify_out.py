@@ -115,3 +115,31 @@ def test_a_draft_lists_every_unlisted_divergence_by_cause_and_certify_refuses_it
     written.write_text(r.stdout.replace(DRAFT_REASON, "vendor_clip applies the bounds in its own order (bug 7)"))
     ok = conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", tmp_path / "c3", "--expectations", written)
     assert ok.returncode == 0, ok.stderr
+
+
+# ---- a documented example shows its own verdict (issue 37, item 6) ---------------------------------
+
+def test_a_failing_documented_example_shows_its_own_failure_whatever_rule_it_is_charged_to(tmp_path):
+    from reports.model import build_model
+    from suites.corpus import iter_corpus
+    clip = [c for c in iter_corpus() if c.op == "clip"]
+    examples = [c for c in clip if c.origin == "doc-example"]
+    # CL-EX-1 has min > max: the vendor's bug; the other min > max cases make CL-MIN-GT-MAX the charged rule
+    assert any("CL-MIN-GT-MAX" in c.clauses for c in examples)
+    corpus, out = tmp_path / "corpus.jsonl", tmp_path / "cert"
+    write_corpus(corpus, examples + [c for c in clip if "CL-MIN-GT-MAX" in c.clauses and c not in examples][:20])
+    r = conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", out)
+    assert r.returncode == 1, r.stderr
+    recs = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    m = build_model([out / "results.jsonl"])
+    for c in examples:
+        own = next(x for x in recs if x.get("case_id") == c.id)
+        ex = next(cid for cid in c.clauses if m.clause_kind(cid) == "ex")
+        s = m.clause_stats[(ex, "vendor-clip")]
+        failed = own["verdict"] not in ("pass", "extension")
+        assert (s["fail"], s["pass"]) == ((1, 0) if failed else (0, 1)), (ex, own["verdict"], dict(s))
+        cert = json.loads((out / "certificate.json").read_text())
+        assert (ex in cert["ops"]["clip"]["clauses_failed"]) == failed, (ex, cert["ops"]["clip"])
+    html = (out / "report.html").read_text()
+    row = html[html.index('data-clause="CL-EX-1"'):]
+    assert "1 ✗" in row[:row.index("</tr>")], row[:1500]
