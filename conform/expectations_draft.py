@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 
-from contract.vocabulary import EXIT_BAD_INPUT, EXIT_OK, EXIT_USAGE
+from contract.vocabulary import EXIT_OK
 
 
 def register(sub) -> None:
@@ -49,7 +49,7 @@ def cause_clause(charged: str, cited: str) -> str:
     return cited
 
 
-def draft(results, path=None, adapter=None) -> dict:
+def draft(path, results, adapter=None) -> dict:
     """{"adapter", "unlisted": n, "lines": [(glob, count, example record)]}: one line per cause of the
     divergences `path`'s lines leave unlisted, counted as a run would match them (first line wins)."""
     from reports.model import build_model
@@ -81,25 +81,12 @@ def draft(results, path=None, adapter=None) -> dict:
 
 
 def cmd_draft(args) -> int:
-    from pathlib import Path
-
-    from contract.inputfile import InputFileError
-    from contract.results import ResultsError
     from reports.model import short_outcome
     from suites.expectations import DRAFT_REASON
-    for p, what in ((args.file, "expectations file"), (args.results, "results file")):
-        if p is not None and not Path(p).is_file():
-            print(f"conform: error: {p}: no such {what}" + (" (a directory)" if Path(p).is_dir() else ""),
-                  file=sys.stderr)
-            return EXIT_BAD_INPUT
-    try:
-        d = draft(args.results, args.file, args.adapter)
-    except ValueError as e:
-        print(f"conform: error: {e}", file=sys.stderr)
-        return EXIT_USAGE if args.adapter or "--adapter" in str(e) else EXIT_BAD_INPUT
-    except (InputFileError, ResultsError, OSError, UnicodeDecodeError, KeyError, TypeError) as e:
-        print(f"conform: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    from .expectations_check import answer
+    d = answer(draft, args.file, args.results, args.adapter)
+    if isinstance(d, int):
+        return d
     print(f"# drafted by `conform expectations draft` from {args.results} (adapter {d['adapter']}"
           + (f", after {args.file}" if args.file else "") + f"): {d['unlisted']} unlisted divergences, "
           f"{len(d['lines'])} lines, one per cause (op/verdict/clause/dtypes).")

@@ -143,3 +143,11 @@ def test_a_failing_documented_example_shows_its_own_failure_whatever_rule_it_is_
     html = (out / "report.html").read_text()
     row = html[html.index('data-clause="CL-EX-1"'):]
     assert "1 ✗" in row[:row.index("</tr>")], row[:1500]
+
+
+def test_a_draft_of_bad_input_is_one_line_and_its_exit_code(tmp_path):
+    missing = conform("expectations", "draft", tmp_path / "none.jsonl")
+    assert missing.returncode == 3 and "no such results file" in missing.stderr and "Traceback" not in missing.stderr
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    bad = conform("expectations", "draft", tmp_path / "bad.jsonl")
+    assert bad.returncode == 3 and "Traceback" not in bad.stderr, bad.stderr
