@@ -60,14 +60,17 @@ class ArrayApiAdapter(FrameworkAdapter):
     def REPRO_IMPORTS(self) -> tuple:
         return (f"import {self.namespace} as xp",)
 
-    REPRO_SETUP = ("def to_numpy(t):   # through DLPack, the standard's interchange",
-                   "    return np.from_dlpack(t).copy()")
+    REPRO_SETUP = ("def to_numpy(t):   # through DLPack, the standard's interchange (a NumPy scalar as it is)",
+                   "    return np.from_dlpack(t).copy() if hasattr(t, '__dlpack__') else np.array(t, copy=True)")
 
     def available(self) -> tuple:
         if not self.namespace:
             return False, f"no namespace: name the adapter {PREFIX}<module>, e.g. {PREFIX}numpy"
         if importlib.util.find_spec(self.package) is None:
             return False, f"package {self.package!r} is not installed (pip install {self.package})"
+        if self.namespace == "numpy" and int(np.__version__.split(".")[0]) < 2:
+            # NumPy 1.x's main namespace predates the standard (asarray has no copy=): NumPy 2.0 adopted it
+            return False, f"NumPy {np.__version__}'s namespace is not an array API namespace (NumPy 2.0 or later is)"
         return True, ""
 
     def version(self) -> str:
@@ -136,7 +139,9 @@ class StrictArrayApi(ArrayApiAdapter):
 
 
 def from_xp(t) -> np.ndarray:
-    return np.from_dlpack(t).copy()
+    # NumPy's namespace returns a NumPy scalar, which has no __dlpack__, for a 0-d result (np.clip of 0-d
+    # arrays): that is what the call returned, read as it is, not an error of the call
+    return np.from_dlpack(t).copy() if hasattr(t, "__dlpack__") else np.array(t, copy=True)
 
 
 # ---- one row per op: the call on the namespace's arrays, read back from the original objects ------------

@@ -159,6 +159,11 @@ class Adapter:
     # exclusions"): "scatter/not-applicable/* ~ takes no scalar value :: <why>".  A not-applicable answer
     # inside one of its ops that no line matches is the failing verdict `undeclared-not-applicable`.
     excludes: tuple = ()
+    # The framework's own crashes this adapter knows of, each a line in the same format matched against the
+    # crash (or timeout) verdict's key and evidence, with its reason: "scatter/crash/* ~ SIGFPE :: <why>".
+    # `conform check-adapter` reports a crash a line matches as known instead of MISSING (docs/CERTIFY.md,
+    # "Known framework crashes"); the run still records it as a crash.
+    crashes: tuple = ()
 
     @property
     def ops(self) -> tuple:

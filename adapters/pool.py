@@ -117,6 +117,7 @@ class InProcessHandle:
         self.constructions = tuple(self.adapter.constructions)
         self.layouts = tuple(getattr(self.adapter, "layouts", ()))
         self.excludes = tuple(str(x) for x in self.adapter.excludes)
+        self.crashes = tuple(str(x) for x in getattr(self.adapter, "crashes", ()))
         self.case_timeout = adapter_timeout(self.adapter.case_timeout)
         self.version = ""
         if self.available:
@@ -210,6 +211,7 @@ class WorkerHandle:
         self.constructions = tuple(hello.get("constructions", ()))
         self.layouts = tuple(hello.get("layouts", ()))
         self.excludes = tuple(hello.get("excludes", ()))
+        self.crashes = tuple(hello.get("crashes", ()))
         self.case_timeout = float(case_timeout or adapter_timeout(hello.get("case_timeout")))
 
     @property
@@ -218,7 +220,7 @@ class WorkerHandle:
         h = self.hello
         return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
                            execution=h["execution"], python=h["python"], python_version=h["python_version"],
-                           numpy=h["numpy"], excludes=tuple(h.get("excludes", ())),
+                           numpy=h["numpy"], excludes=tuple(h.get("excludes", ())), crashes=tuple(h.get("crashes", ())),
                            constructions=tuple(h.get("constructions", ())), layouts=tuple(h.get("layouts", ())))
 
     # ---- process management -------------------------------------------------------------
@@ -317,7 +319,8 @@ class WorkerHandle:
             head[k] = clean_text(head[k], 4000)
         for k in ("ops", "constructions", "layouts"):
             head[k] = [clean_text(o, 100) for o in head.get(k, [])]
-        head["excludes"] = [clean_text(x, 4096) for x in head.get("excludes", [])[:256]]
+        for k in ("excludes", "crashes"):
+            head[k] = [clean_text(x, 4096) for x in head.get(k, [])[:256]]
         if self._aborted:       # aborted while it started (another thread): it must not run a case
             self._stop()
             raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
@@ -658,9 +661,9 @@ def _hello_problem(h) -> str:
         return problem
     if not isinstance(h.get("available"), bool):
         return bad("available", "true or false")
-    for k in ("ops", "constructions", "layouts", "excludes"):
+    for k in ("ops", "constructions", "layouts", "excludes", "crashes"):
         if not (isinstance(h.get(k, []), list) and all(isinstance(o, str) for o in h.get(k, []))):
-            return bad(k, "a list of names" if k != "excludes" else "a list of lines")
+            return bad(k, "a list of lines" if k in ("excludes", "crashes") else "a list of names")
     t = h.get("case_timeout")
     if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")):
         return bad("case_timeout", "a positive number of seconds or null")

@@ -81,6 +81,7 @@ class AdapterInfo:
     numpy: str = ""         # the NumPy version in that interpreter
     identity: dict = None   # conform certify: what the harness measured of it (adapters/identity.py)
     excludes: tuple = ()    # its declared exclusions (adapters.base.Adapter.excludes)
+    crashes: tuple = ()     # its declared known framework crashes (adapters.base.Adapter.crashes)
     constructions: tuple = ()   # the ways it builds its inputs, its default first (adapters.base.Adapter)
     layouts: tuple = ()         # the non-default memory layouts it builds natively (adapters/layouts.py)
 

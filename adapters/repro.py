@@ -80,7 +80,9 @@ def array_literal(a: np.ndarray) -> str:
     a = np.asarray(a)
     dt = numpy_dtype_text(a.dtype)
     if not _as_bytes(a):
-        return f"np.array({values_text(a)}, dtype={dt})"
+        # an empty array's list literal ([] or [[], []]) loses the sizes after the first zero: its shape is explicit
+        shape = f".reshape({tuple(a.shape)!r})" if a.size == 0 else ""
+        return f"np.array({values_text(a)}, dtype={dt}){shape}"
     le = a.astype(a.dtype.newbyteorder("<"), copy=False)
     b64 = base64.b64encode(np.ascontiguousarray(le).tobytes()).decode("ascii")
     return f'np.frombuffer(base64.b64decode("{b64}"), dtype={dt}).reshape({tuple(a.shape)!r}).copy()'

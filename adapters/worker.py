@@ -76,7 +76,8 @@ def hello(adapter, ok, reason) -> dict:
             "numpy": np.__version__,
             "constructions": [clean_text(str(c), 100) for c in getattr(adapter, "constructions", ())],
             "layouts": [clean_text(str(c), 100) for c in getattr(adapter, "layouts", ())],
-            "excludes": [clean_text(str(x), 4096) for x in tuple(getattr(adapter, "excludes", ()))[:256]]}
+            "excludes": [clean_text(str(x), 4096) for x in tuple(getattr(adapter, "excludes", ()))[:256]],
+            "crashes": [clean_text(str(x), 4096) for x in tuple(getattr(adapter, "crashes", ()))[:256]]}
 
 
 class _Hygiene:

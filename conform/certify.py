@@ -31,20 +31,31 @@ class CertifyError(RuntimeError):
 EXPECTATIONS_COPY = "expectations.txt"      # the chosen expectations file, copied beside the certificate
 
 
+OWN_FILES = ("certificate.json", "results.jsonl")     # what a certification leaves in --out, and --replace overwrites
+
+
 def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False, case_timeout=None, resume=False,
-            jobs=1, python=None, expectations=None, progress=None) -> dict:
+            jobs=1, python=None, expectations=None, progress=None, replace=False, on_run=None) -> dict:
     """Run the claimed ops' cases of the corpus (default: the shipped one) on one adapter; write
     out_dir/results.jsonl, report.html, summary.json and certificate.json; return the certificate.
 
     `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses).
     `expectations`: the candidate's expectations file (--expectations FILE); a shipped adapter gets its
     shipped file, anything else none (suites.expectations.chosen_file).  The chosen file is copied into
-    out_dir as expectations.txt, so `conform verify` re-matches the results against the same lines."""
+    out_dir as expectations.txt, so `conform verify` re-matches the results against the same lines.
+    An out_dir that already holds a certificate or results is refused unless `replace` (or `resume`).
+    `on_run`: called with the run's result (conform.runner.RunResult: its timings) before the certificate."""
     from reports.certify import write_certificate
     pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
     if pythons and in_process:
         raise CertifyError("--python and --in-process exclude each other: an in-process adapter runs "
                            "in this interpreter", EXIT_USAGE)
+    refuse_drafts(expectations)
+    held = [f for f in OWN_FILES if (Path(out_dir) / f).exists()]
+    if held and not (replace or resume):
+        raise CertifyError(f"--out {out_dir} already holds {' and '.join(held)}: pass --replace to overwrite "
+                           f"{'them' if len(held) > 1 else 'it'}, --resume to continue that run, or choose another "
+                           f"folder", EXIT_USAGE)
     info = probe_adapter(adapter_spec, pythons, in_process)
     claims = claimed_ops(info, ops)
     identity = info.identity
@@ -55,6 +66,8 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
                         expectations_files=files, progress=progress)
     if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
         raise CertifyError(result.message or f"the run stopped with exit code {result.exit_code}", result.exit_code)
+    if on_run is not None:
+        on_run(result)
     if not Path(result.results_path).is_file():
         raise CertifyError(f"the run wrote no results file at {result.results_path}", EXIT_BAD_INPUT)
     copy_expectations(result.results_path, out)
@@ -107,6 +120,22 @@ def copy_sources(identity, out):
         dest = target / name
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, dest)
+
+
+def refuse_drafts(path):
+    """CertifyError(EXIT_BAD_INPUT) when the expectations file still has a line whose reason is the placeholder
+    `conform expectations draft` writes: a certificate lists each divergence with its real reason."""
+    from suites.expectations import DRAFT_REASON, Expectations, ExpectationsError
+    if not path:
+        return
+    try:
+        drafts = Expectations.load(path).drafts()
+    except ExpectationsError:       # the run reports the damage, with its line
+        return
+    if drafts:
+        where = ", ".join(p.where() for p in drafts[:5]) + (f" and {len(drafts) - 5} more" if len(drafts) > 5 else "")
+        raise CertifyError(f"--expectations {path}: {len(drafts)} line(s) still give the draft's reason "
+                           f"{DRAFT_REASON!r} ({where}): write why each divergence is expected", EXIT_BAD_INPUT)
 
 
 def copy_expectations(results_path, out):

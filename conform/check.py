@@ -82,14 +82,43 @@ class Unavailable(RuntimeError):
     """The adapter cannot be loaded, or says it is unavailable here."""
 
 
+# The shapes a repro must rebuild exactly (adapters/repro.py array_literal, input_lines): each is one
+# case per op in check-adapter's sample, where the corpus holds one.
+SHAPE_KINDS = {
+    "empty input": lambda case: any(a.size == 0 for a in case.inputs.values()),
+    "0-d input": lambda case: any(a.ndim == 0 for a in case.inputs.values()),
+    "large input (written as bytes)": lambda case: any(a.size > _max_literal() for a in case.inputs.values()),
+    "aliased input (a view)": lambda case: bool(case.aliases),
+    "documented error": lambda case: _expected_kind(case) == "error",
+}
+
+
+def _max_literal() -> int:
+    from adapters.repro import MAX_LITERAL
+    return MAX_LITERAL
+
+
+def _expected_kind(case) -> str:
+    import oracle
+    try:
+        return oracle.expect(case).kind
+    except Exception:       # a malformed case: its run says so
+        return ""
+
+
 def sample_cases(ops, per_op: int) -> list:
-    """Per op: its document's worked examples, then its first `per_op` other cases of the shipped corpus."""
+    """Per op: its document's worked examples, its first `per_op` other cases of the shipped corpus, and the
+    first case of each SHAPE_KINDS kind (empty, 0-d, large, aliased inputs, a documented error)."""
     from suites.corpus import iter_corpus
     taken, out = {op: 0 for op in ops}, []
+    kinds = {op: dict(SHAPE_KINDS) for op in ops}
     for case in iter_corpus():
         if case.op not in taken:
             continue
-        if case.origin == "doc-example":
+        wanted = [k for k, test in kinds[case.op].items() if test(case)]
+        for k in wanted:
+            del kinds[case.op][k]
+        if case.origin == "doc-example" or wanted:
             out.append(case)
         elif taken[case.op] < per_op:
             taken[case.op] += 1
@@ -110,6 +139,8 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
     from adapters.catalog import info
     from adapters.environments import interpreter_for
     from oracle import registry
+    from suites.expectations import Expectations, ExpectationsError
+    from suites.judge import record_evidence, record_key
     python = interpreter_for(spec, pythons)
     i = info(spec, python)
     if not i.available:
@@ -131,22 +162,35 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
                   _mode_text(spec), ""),
              Need("exclusions: each a line with its reason", all(" :: " in x for x in i.excludes),
                   f"{len(i.excludes)} declared", "its `excludes` (docs/CERTIFY.md)")]
+    try:
+        crashes = Expectations.from_lines(i.crashes, f"{spec} crashes")
+        bad = ""
+    except ExpectationsError as e:
+        crashes, bad = Expectations(), str(e)
+    needs.append(Need("known framework crashes: each a line with its reason", not bad,
+                      bad or f"{len(i.crashes)} declared", "its `crashes` (docs/CERTIFY.md)"))
     if not mapped:
         return needs
     with tempfile.TemporaryDirectory(prefix="conform-check-adapter-") as tmp:
         records = _run_sample(spec, sample_cases(mapped, per_op), Path(tmp), pythons)
         for op in mapped:
             mine = [r for r in records if r["op"] == op]
-            faults = [f"{r['case_id']}: {r['verdict']} ({r['outcome'][:120]})" for r in mine
-                      if r["verdict"] in ADAPTER_FAULTS]
+            faults, known = [], []
+            for r in mine:
+                if r["verdict"] not in ADAPTER_FAULTS:
+                    continue
+                why = crashes.match(record_key(r), record_evidence(r)) if r["verdict"] != UNDECLARED else None
+                line = f"{r['case_id']}: {r['verdict']} ({r['outcome'][:120]})"
+                (known if why is not None else faults).append(line + (f": known, {why}" if why else ""))
             counts = {}
             for r in mine:
                 counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
             needs.append(Need(f"{op}: its cases run (no crash, hang, malformed or undeclared not-applicable answer)",
                               bool(mine) and not faults,
                               ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) + (
-                                  f"; faults: {'; '.join(faults[:3])}" if faults else ""),
-                              f"its mapping of {op}"))
+                                  f"; faults: {'; '.join(faults[:3])}" if faults else "") + (
+                                  f"; known framework crashes ({len(known)}): {'; '.join(known[:3])}" if known else ""),
+                              f"its mapping of {op}, or a `crashes` line for the framework's own crash"))
             needs.append(_repro_need(op, mine, spec, python, Path(tmp) / f"repro-{op}", timeout))
     return needs
 
@@ -163,30 +207,61 @@ def _run_sample(spec, cases, tmp: Path, pythons) -> list:
     return [r for r in iter_records(result.results_path) if r["record"] == "case"]
 
 
+def repro_sample(records) -> list:
+    """The records whose repro check-adapter runs: every failing one with a reproducible verdict, one of each
+    SHAPE_KINDS kind whatever its verdict, and one passing case."""
+    from contract.case import Case
+    chosen, kinds = {}, dict(SHAPE_KINDS)
+    for r in records:
+        if r["verdict"] not in REPRODUCIBLE:
+            continue
+        if r["verdict"] not in CONFORMING:
+            chosen[r["case_id"]] = r
+        case = Case.from_json(r["case"])
+        for k in [k for k, test in kinds.items() if test(case)]:
+            del kinds[k]
+            chosen.setdefault(r["case_id"], r)
+    passing = next((r for r in records if r["verdict"] in CONFORMING and r["verdict"] in REPRODUCIBLE), None)
+    if passing is not None:
+        chosen.setdefault(passing["case_id"], passing)
+    return list(chosen.values())
+
+
 def _repro_need(op, records, spec, python, where: Path, timeout) -> Need:
-    what = f"{op}: its repro script runs and fails exactly where the case fails"
-    # a failing case's record carries its repro; a passing one's is asked of the worker
-    rec = next((r for r in records if r["verdict"] in REPRODUCIBLE and r.get("repro")), None) or next(
-        (r for r in records if r["verdict"] in REPRODUCIBLE), None)
-    if rec is None:
+    what = f"{op}: its repro scripts run and fail exactly where their cases fail"
+    sample = repro_sample(records)
+    if not sample:
         return Need(what, False, "no sampled case has a reproducible verdict", f"its repro() of {op}")
-    text = rec.get("repro") or _asked_repro(spec, python, rec)
-    code, tail = run_repro(text, python, where, timeout)
-    want_ok = rec["verdict"] in CONFORMING
-    ok = (code == 0) == want_ok and code not in (None, -9)
-    found = f"case {rec['case_id']} ({rec['verdict']}): the repro exited {code}"
-    return Need(what, ok, found + ("" if ok else f"; expected {'0' if want_ok else 'non-zero'}: {tail}"),
-                f"its repro() of {op}")
+    # a failing case's record carries its repro; a passing one's is asked of the worker
+    texts = _asked_repros(spec, python, [r for r in sample if not r.get("repro")])
+    wrong = []
+    for n, rec in enumerate(sample):
+        text = rec.get("repro") or texts[rec["case_id"]]
+        code, tail = run_repro(text, python, where / str(n), timeout)
+        want_ok = rec["verdict"] in CONFORMING
+        if (code == 0) != want_ok or code in (None, -9):
+            wrong.append(f"case {rec['case_id']} ({rec['verdict']}): the repro exited {code}, expected "
+                         f"{'0' if want_ok else 'non-zero'}: {tail}")
+    failing = sum(r["verdict"] not in CONFORMING for r in sample)
+    found = f"{len(sample)} repros run ({failing} of failing cases)"
+    return Need(what, not wrong, found + (f"; {len(wrong)} wrong: " + "; ".join(wrong[:3]) if wrong else ""),
+                f"its repro() of {op} (docs/CERTIFY.md, \"The repro\")")
 
 
-def _asked_repro(spec, python, rec) -> str:
+def _asked_repros(spec, python, records) -> dict:
+    """case id -> the repro the adapter's worker writes for it, with the oracle's Expectation."""
+    if not records:
+        return {}
     import oracle
     from adapters.pool import WorkerHandle
     from contract.case import Case
-    case = Case.from_json(rec["case"])
     handle = WorkerHandle(spec, python=python)
     try:
-        return handle.repro(case, oracle.expect(case))
+        out = {}
+        for rec in records:
+            case = Case.from_json(rec["case"])
+            out[rec["case_id"]] = handle.repro(case, oracle.expect(case))
+        return out
     finally:
         handle.close()
 

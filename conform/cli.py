@@ -108,6 +108,8 @@ def build_parser():
     p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes (default: the number of cores, %(default)s here)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted certification in --out")
+    p.add_argument("--replace", action="store_true", help="overwrite the certificate or results already in --out "
+                   "(refused otherwise)")
     p.add_argument("--in-process", action="store_true", help="run the adapter in this process (debugging only)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML of the certification run")
     p.add_argument("--expectations", metavar="FILE",
@@ -284,11 +286,11 @@ def cmd_certify(args) -> int:
         print(f"conform: error: --expectations {args.expectations}: "
               f"{'is not a file' if os.path.exists(args.expectations) else 'does not exist'}", file=sys.stderr)
         return runner.EXIT_BAD_INPUT
-    bar = Progress(sys.stderr)
+    bar, runs = Progress(sys.stderr), []
     try:
         cert = certify(args.adapter, args.out, ops=args.op, corpus=args.corpus, in_process=args.in_process,
                        case_timeout=args.case_timeout, resume=args.resume, jobs=args.jobs, python=args.python,
-                       expectations=args.expectations, progress=bar)
+                       expectations=args.expectations, progress=bar, replace=args.replace, on_run=runs.append)
     except CertifyError as e:
         print(f"conform: error: {terminal_text(e)}", file=sys.stderr)
         return e.exit_code
@@ -297,6 +299,8 @@ def cmd_certify(args) -> int:
         return runner.EXIT_BAD_INPUT
     finally:
         bar.finish()
+    if runs and runs[0].slots:
+        print(f"conform: time: {_time_line(runs[0])}", file=sys.stderr)
     totals, listed = cert["totals"], cert["expectations"]
     failing = sum(totals.get(v, 0) for v in DIVERGENT)
     from adapters.base import terminal_text as shown
@@ -315,6 +319,7 @@ def cmd_certify(args) -> int:
 
 def cmd_verify(args) -> int:
     from .verify import VerifyError, verify
+    t0 = time.monotonic()
     try:
         r = verify(args.certdir, sample=args.sample, seed=args.seed, corpus=args.corpus,
                    case_timeout=args.case_timeout, jobs=args.jobs, in_process=args.in_process,
@@ -334,6 +339,8 @@ def cmd_verify(args) -> int:
                   f"now; `--challenge-seed {r.challenge_seed}` draws them again)")
             for v in r.challenge:
                 print(f"challenge: {v.line()}")
+    print(f"conform: time: {_duration(time.monotonic() - t0)} in all, the hashes, the identity and the re-run of "
+          f"{r.sampled} cases" + (f" and {r.challenged} fresh ones" if r.challenged else ""), file=sys.stderr)
     for line in r.differences:
         print(terminal_text(f"DIFFERS: {line}"))
     print(f"{len(r.differences)} difference(s): the certificate does not hold" if r.differences else
@@ -386,7 +393,11 @@ class Progress:
         head = (f"[{'#' * int(frac * self.width)}{'.' * (self.width - int(frac * self.width))}] " if self.tty else "")
         parts = [f"{head}{done}/{total} results ({frac:.0%}), {bad} failing, {rate:.0f}/s"
                  + (f", {_duration(left)} left" if left is not None and done < total else "")]
-        parts += [f"{terminal_text(name)} {d}/{t}" + (f" x{w}" if w > 1 else "") for name, d, t, w, _ in lanes]
+        if len(lanes) == 1:     # one adapter: its count is the run's (counted as calls end, not as results are
+            #                    written in order); a second figure would only disagree with the first
+            parts += [f"{terminal_text(name)}" + (f" x{w}" if w > 1 else "") for name, d, t, w, _ in lanes]
+        else:
+            parts += [f"{terminal_text(name)} {d}/{t}" + (f" x{w}" if w > 1 else "") for name, d, t, w, _ in lanes]
         return "; ".join(parts) if not self.tty else "  ".join(parts)
 
     def finish(self):

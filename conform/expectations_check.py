@@ -26,6 +26,8 @@ def register(subparsers) -> None:
     c.add_argument("--adapter", metavar="NAME", help="the adapter whose records are checked (needed when the "
                    "results hold several)")
     c.set_defaults(func=cmd_check)
+    from .expectations_draft import register as register_draft
+    register_draft(sub)
 
 
 def check(path, results, adapter=None) -> dict:
@@ -60,23 +62,32 @@ def check(path, results, adapter=None) -> dict:
             "unmatched": exp.unmatched(), "unlisted": unlisted, "divergent": divergent}
 
 
-def cmd_check(args) -> int:
+def answer(compute, path, results, adapter):
+    """compute(path, results, adapter), or the exit code after one message: 3 for a missing, a directory or
+    a damaged file (path may be None: no file), 2 for an --adapter the results do not hold."""
+    from pathlib import Path
+
     from contract.inputfile import InputFileError
     from contract.results import ResultsError
-    from pathlib import Path
-    for p, what in ((args.file, "expectations file"), (args.results, "results file")):
-        if not Path(p).is_file():
+    for p, what in ((path, "expectations file"), (results, "results file")):
+        if p is not None and not Path(p).is_file():
             print(f"conform: error: {p}: no such {what}" + (" (a directory)" if Path(p).is_dir() else ""),
                   file=sys.stderr)
             return EXIT_BAD_INPUT
     try:
-        r = check(args.file, args.results, args.adapter)
+        return compute(path, results, adapter)
     except ValueError as e:
         print(f"conform: error: {e}", file=sys.stderr)
-        return EXIT_USAGE if args.adapter or "--adapter" in str(e) else EXIT_BAD_INPUT
+        return EXIT_USAGE if adapter or "--adapter" in str(e) else EXIT_BAD_INPUT
     except (InputFileError, ResultsError, OSError, UnicodeDecodeError, KeyError, TypeError) as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def cmd_check(args) -> int:
+    r = answer(check, args.file, args.results, args.adapter)
+    if isinstance(r, int):
+        return r
     print(f"{args.file} against {args.results} (adapter {r['adapter']}): {r['divergent']} divergences, "
           f"{r['divergent'] - len(r['unlisted'])} listed, {len(r['unlisted'])} unlisted")
     for p, ids in r["lines"]:

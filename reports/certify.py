@@ -157,6 +157,9 @@ def _op_entry(m: M.Model, op: str, adapter: str) -> dict:
     inconclusive here by its own cases."""
     charged = {g.clause for g in m.groups.values()
                if g.op == op and g.adapter == adapter and g.clause != M.EDGE_EMPTY}
+    # a documented example whose own case fails is failed, whatever rule that failure is charged to
+    charged |= {cid for (cid, a), s in m.clause_stats.items()
+                if a == adapter and m.clause_op(cid) == op and m.clause_kind(cid) == "ex" and s["fail"]}
     met, inconclusive, unreached = [], [], []
     for cid in sorted(m.clause_ids()):
         if m.clause_op(cid) != op or M._is_range_id(cid) or cid in charged:

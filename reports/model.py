@@ -142,6 +142,9 @@ class Model:
     listed: Counter = field(default_factory=Counter)      # (op, adapter) -> expected (listed) divergences
     native_apis: dict = field(default_factory=lambda: defaultdict(set))  # (op, adapter) -> native calls
     clause_stats: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> counts
+    # (example clause, adapter) -> its failing cases not listed: a documented example's own case fails it
+    # whatever rule the failure is charged to (attribute_failures), so the example shows its own verdict
+    example_unlisted: Counter = field(default_factory=Counter)
     clause_ops: dict = field(default_factory=dict)
     gap_outcomes: dict = field(default_factory=lambda: defaultdict(Counter))  # (clause, adapter) -> kind counts
     gap_examples: dict = field(default_factory=dict)       # (clause, adapter, kind) -> first outcome text
@@ -584,7 +587,10 @@ def attribute_failures(m: Model) -> None:
                  for c in decided}
         blamed = blame(decided, err, m.citations, m.kinds, edge, rates)
         for c in clauses:
-            m.clause_stats[(c, adapter)]["fail" if c == blamed else "other"] += pg.count
+            own = c == blamed or m.clause_kind(c) == "ex"     # a documented example: its case's own verdict
+            m.clause_stats[(c, adapter)]["fail" if own else "other"] += pg.count
+            if c != blamed and m.clause_kind(c) == "ex" and not listed:
+                m.example_unlisted[(c, adapter)] += pg.count
         key = (op, adapter, verdict, blamed, listed)
         g = m.groups.get(key)
         if g is None:

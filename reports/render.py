@@ -141,8 +141,9 @@ def view(m: M.Model, summary: dict) -> dict:
         "bars": bars_view(m, ops, adapters),
         "agreement": agreement_view(m, adapters),
         "clauses": clauses_view(m, adapters, groups, scope),
-        "findings": findings_view(m, adapters),
-        "conflicts": conflicts_view(m, adapters),
+        "findings": [f for f in findings_view(m, adapters) if scope is None or f["op"] in scope],
+        # a certificate's report holds only the claimed ops' contradictions and gaps (run_scope)
+        "conflicts": [c for c in conflicts_view(m, adapters) if scope is None or c["op"] in scope],
         "modes": [capped(md) for md in summary.get("modes") or []],
         "layouts": layouts_view(summary),
         "framework_bugs": [b.to_json() for b in sorted(m.framework_bugs.values(),
@@ -323,6 +324,7 @@ def clauses_view(m, adapters, groups, scope=None):
             f["unlisted"] += g.count
             unlisted[(g.clause, g.adapter)] += g.count
     failing = {c: sorted(per.values(), key=lambda f: rank.get(f["adapter"], len(rank))) for c, per in failing.items()}
+    unlisted.update(m.example_unlisted)
     rows = []
     for cid in m.clause_ids():
         if M._is_range_id(cid):

@@ -155,3 +155,16 @@ def test_a_shipped_adapters_certificate_records_the_frameworks_its_row_names():
     assert ident["class"] == "StrictArrayApi" and ident["frameworks"]["array-api-strict"], ident["frameworks"]
     assert set(ident["frameworks"]) == {"numpy", *registry.SHIPPED["array-api:array_api_strict"].frameworks}
     assert set(measure("oracle")["frameworks"]) == {"numpy"}, "the oracle wraps no framework"
+
+
+def test_a_0d_clip_that_returns_a_numpy_scalar_is_read_back_not_reported_as_raising():
+    """np.clip of 0-d arrays returns a NumPy scalar (no __dlpack__): the call returned, and its value is the
+    answer. Read back through DLPack alone, the adapter's own AttributeError became the outcome, which an
+    "either raises or returns" expectation judged a pass (check-adapter's 0-d repro found it: issue 37)."""
+    from suites.corpus import iter_corpus
+    a = registry.load("array-api:numpy")
+    case = next(c for c in iter_corpus() if c.op == "clip" and any(x.ndim == 0 for x in c.inputs.values())
+                and all(x.ndim == 0 for x in c.inputs.values()))
+    out = a.run(case)
+    assert out.kind == RETURNED, (out.kind, out.exc_type, out.message)
+    assert out.arrays["out"].shape == () and out.arrays["out"].dtype == np.float32

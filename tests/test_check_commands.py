@@ -71,7 +71,7 @@ def test_the_oracle_adapter_is_complete(capsys):
 def test_refuses_a_repro_that_passes_where_the_case_fails(importable):
     needs = check.check_adapter("bad_adapters:LyingRepro", per_op=2)
     bad = [n for n in needs if not n.ok]
-    assert [n.what for n in bad] == ["clip: its repro script runs and fails exactly where the case fails"], bad
+    assert [n.what for n in bad] == ["clip: its repro scripts run and fail exactly where their cases fail"], bad
     assert "exited 0" in bad[0].found and "expected non-zero" in bad[0].found
 
 
@@ -84,3 +84,63 @@ def test_refuses_an_adapter_naming_an_op_the_oracle_does_not_register(importable
 def test_an_unavailable_adapter_exits_5(importable, capsys):
     assert cli.main(["check-adapter", "bad_adapters:Unavailable"]) == EXIT_ADAPTER
     assert "unavailable" in capsys.readouterr().err
+
+
+# ---- issue 37: repros of every shape, lazy repros, known framework crashes ----------------------------
+
+EXAMPLE = TESTS.parent / "examples" / "vendor_adapter"
+
+
+@pytest.fixture
+def vendor_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(TESTS))
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+
+
+def _needs(spec):
+    return {n.what: n for n in check.check_adapter(spec, per_op=1)}
+
+
+def test_the_sample_covers_every_shape_kind_of_every_op():
+    sample = check.sample_cases(registry.ops(), 1)
+    for op in registry.ops():
+        mine = [c for c in sample if c.op == op]
+        for kind, test in check.SHAPE_KINDS.items():
+            in_corpus = any(test(c) for c in load_corpus()[0] if c.op == op)
+            assert not in_corpus or any(test(c) for c in mine), (op, kind)
+
+
+def test_the_example_adapter_passes_with_repros_of_every_shape(vendor_importable):
+    needs = _needs("vendor_clip.adapter:VendorClipAdapter")
+    assert all(n.ok for n in needs.values()), [n for n in needs.values() if not n.ok]
+
+
+def test_refuses_a_repro_that_loses_an_empty_inputs_shape(vendor_importable):
+    # scatter's first empty case has an input of shape (0, 3) (clip's are 1-D, which a flat list keeps)
+    bad = [n for n in _needs("vendor_variants:EmptyShapesLost").values() if not n.ok]
+    assert [n.what for n in bad] == ["scatter: its repro scripts run and fail exactly where their cases fail"], bad
+    assert "shape [0], expected [0, 3]" in bad[0].found and "expected 0" in bad[0].found, bad[0].found
+
+
+def test_refuses_a_lazy_repro_whose_error_never_surfaces_in_the_call(vendor_importable):
+    bad = [n for n in _needs("vendor_variants:LazyRepro").values() if not n.ok]
+    assert [n.what for n in bad] == ["scatter: its repro scripts run and fail exactly where their cases fail"], bad
+    assert "the call returned; the documents say it raises" in bad[0].found, bad[0].found
+
+
+def test_a_declared_framework_crash_is_known_not_missing(vendor_importable):
+    undeclared = _needs("vendor_variants:CrashesOnEmpty")
+    declared = _needs("vendor_variants:CrashesOnEmptyDeclared")
+    what = "clip: its cases run (no crash, hang, malformed or undeclared not-applicable answer)"
+    assert not undeclared[what].ok and "SIGSEGV" in undeclared[what].found
+    assert declared[what].ok, declared[what]
+    assert "known framework crashes (1)" in declared[what].found and "vendor bug 12" in declared[what].found
+
+
+def test_a_crash_declaration_without_a_reason_is_missing(vendor_importable, tmp_path, monkeypatch):
+    (tmp_path / "no_reason.py").write_text(
+        "from vendor_variants import CrashesOnEmpty\n"
+        "class NoReason(CrashesOnEmpty):\n    crashes = ('*/crash/*',)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    need = _needs("no_reason:NoReason")["known framework crashes: each a line with its reason"]
+    assert not need.ok and "reason" in need.found

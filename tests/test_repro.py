@@ -236,3 +236,62 @@ def test_a_repro_without_an_expectation_makes_the_call_and_checks_nothing(tmp_pa
     text = load("oracle").repro(case)
     assert "_check(" not in text and "oracle.clip(x, " in text
     assert run_script(text, tmp_path).returncode == 0
+
+
+# ---- issue 37: a repro rebuilds every input exactly, whatever its shape or layout ---------------------
+
+def _shape_cases() -> list:
+    """Per op, the first corpus case of each shape a literal must keep (empty, 0-d, large), and a view."""
+    from conform.check import SHAPE_KINDS
+    kinds = {k: t for k, t in SHAPE_KINDS.items() if k != "documented error"}
+    seen, out = set(), []
+    for case in iter_corpus(DEFAULT_PATH):
+        for kind, test in kinds.items():
+            if (case.op, kind) not in seen and test(case):
+                seen.add((case.op, kind))
+                out.append(case)
+    return out
+
+
+def _framework_specs() -> list:
+    """Every shipped table-driven adapter, and each layout it builds natively (NAME@LAYOUT)."""
+    from adapters.mapping import FrameworkAdapter
+    from adapters.registry import SHIPPED
+    from contract.vocabulary import LAYOUTS
+    specs = []
+    for name in SHIPPED:
+        try:
+            a = load(name)
+        except Exception:           # its framework's module cannot even be imported here
+            continue
+        if isinstance(a, FrameworkAdapter):
+            specs += [name] + [f"{name}@{layout}" for layout in LAYOUTS if layout in a.layouts]
+    return specs
+
+
+@pytest.mark.parametrize("spec", _framework_specs())
+def test_a_repros_inputs_are_the_cases_inputs_for_every_shape_and_layout(spec, tmp_path):
+    """The input lines of each adapter's repro (imports, setup, `name = <tensor>`), run as a script, give back
+    each input with the case's dtype, shape and bytes: an empty (0, 4, 4, 3) input stays (0, 4, 4, 3)."""
+    from adapters import layouts, repro as R
+    from contract.dtypes import dtype_name
+    a = load(spec)
+    ok, why = a.available()
+    if not ok:
+        pytest.skip(f"{spec} unavailable here: {why}")
+    # the array API namespaces have no float16/bfloat16: those cases are not-applicable, not run
+    cases = [c for c in _shape_cases() if c.op in a.ops and not getattr(a, "_missing_dtype", lambda c: "")(c)]
+    lines = [*R.needed_imports([x for c in cases for x in c.inputs.values()]), "import base64", "import ml_dtypes",
+             *a.REPRO_IMPORTS, *a.REPRO_SETUP, "import sys", "bad = []"]
+    for c in cases:
+        plans = None if c.aliases else layouts.plans(a.layout, c)
+        lines += [f"# case {c.id}", *R.input_lines(c, a.tensor_maker(a.construction), plans)]
+        for name, want in sorted(c.inputs.items()):
+            le = want.astype(want.dtype.newbyteorder("<"), copy=False).tobytes()
+            lines += [f"got = np.asarray(to_numpy({name}))",   # tobytes() reads any layout in C order
+                      f"if (got.shape, str(got.dtype), got.tobytes()) != ({tuple(want.shape)!r}, "
+                      f"{dtype_name(want.dtype)!r}, {le!r}):",
+                      f"    bad.append(({c.id!r}, {name!r}, got.shape, {tuple(want.shape)!r}))"]
+    lines += ["print(len(bad), 'differ:', bad)", "sys.exit(1 if bad else 0)"]
+    r = run_script("\n".join(lines) + "\n", tmp_path)
+    assert r.returncode == 0, f"{spec}: {r.stdout[-2000:]}{r.stderr[-2000:]}"
