@@ -60,8 +60,8 @@ class ArrayApiAdapter(FrameworkAdapter):
     def REPRO_IMPORTS(self) -> tuple:
         return (f"import {self.namespace} as xp",)
 
-    REPRO_SETUP = ("def to_numpy(t):   # through DLPack, the standard's interchange",
-                   "    return np.from_dlpack(t).copy()")
+    REPRO_SETUP = ("def to_numpy(t):   # through DLPack, the standard's interchange (a NumPy scalar has none)",
+                   "    return np.from_dlpack(t).copy() if hasattr(t, '__dlpack__') else np.asarray(t).copy()")
 
     def available(self) -> tuple:
         if not self.namespace:
@@ -92,7 +92,15 @@ class ArrayApiAdapter(FrameworkAdapter):
     def tensor(self, array):
         # a copy of its own, as a user's array is (the case's arrays are read-only, and numpy's asarray
         # would hand one back as it is)
-        return self.framework().asarray(np.asarray(array), copy=True)
+        xp = self.framework()
+        try:
+            return xp.asarray(np.asarray(array), copy=True)
+        except TypeError as e:
+            # NumPy < 2's main namespace predates the standard's `copy=`: a refusal of the adapter's own call,
+            # not the framework's answer to the case; a copy made by NumPy is the same array for its users
+            if "copy" not in str(e):
+                raise
+            return xp.asarray(np.array(array, copy=True))
 
     def tensor_maker(self, construction):
         return lambda expr, a: f"xp.asarray({expr}, copy=True)"
@@ -103,8 +111,9 @@ class ArrayApiAdapter(FrameworkAdapter):
     def run(self, case) -> Outcome:
         missing = self._missing_dtype(case)
         if missing and case.op in self.TABLE:
-            out = Outcome.not_applicable(f"{self.namespace} has no dtype {missing} (the array API standard "
-                                         f"has no float16 or bfloat16)")
+            # the reason names what is missing: NumPy 1.x names no `bool` (np.bool_ only), the standard no float16
+            out = Outcome.not_applicable(f"{self.namespace} has no dtype {missing} ({self.namespace}.{missing} "
+                                         f"does not exist)")
             out.native_api = self.native_api(case.op, case)
             return out
         return super().run(case)
@@ -136,6 +145,10 @@ class StrictArrayApi(ArrayApiAdapter):
 
 
 def from_xp(t) -> np.ndarray:
+    # NumPy hands a 0-d result back as a NumPy scalar (np.float32), which has no __dlpack__: reading it is the
+    # adapter's business, and its value and dtype are the answer (never "the framework raised")
+    if not hasattr(t, "__dlpack__") and isinstance(t, np.generic):
+        return np.asarray(t).copy()
     return np.from_dlpack(t).copy()
 
 

@@ -89,6 +89,11 @@ def build_parser():
                         "and report cases whose verdict or values change (DIR/construction.json)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per (adapter, op, failure group)")
     _python_option(p)
+    p.add_argument("--release", action="append", metavar="NAME=VERSION",
+                   help="run adapter NAME (or the one adapter of package NAME: numpy=2.0.2) on that release, in an "
+                        "environment made on demand and cached (docs/HISTORY.md); repeatable for several adapters")
+    p.add_argument("--any-release", action="store_true",
+                   help="let --release run a release the adapter does not declare (recorded as unlisted)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
@@ -147,6 +152,8 @@ def build_parser():
     expectations_check.register(sub)
     from . import check
     check.register(sub)
+    from . import history_cli
+    history_cli.register(sub)
     return parser
 
 
@@ -201,6 +208,11 @@ def cmd_run(args) -> int:
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons
+    if args.release:
+        from .history_cli import release_pythons
+        pythons = release_pythons(args.release, args.any_release, specs, pythons)
+        if isinstance(pythons, int):
+            return pythons
     chosen = _expectations(args.expectations, specs)
     if isinstance(chosen, int):
         return chosen
