@@ -1,5 +1,5 @@
 """`conform history add | rejudge | report`, `conform bisect`, and `conform run --release`: the commands over
-releases (adapters/releases.py) and the history store (reports/history_store.py).  docs/HISTORY.md.
+releases (adapters/releases.py) and the history store (conform/history_store.py).  docs/HISTORY.md.
 
 Exit codes: 0 done; 1 `bisect`: no change in the range; 2 usage; 3 a damaged or foreign results file or
 history (nothing added); 5 a release's environment cannot be made.
@@ -61,7 +61,7 @@ def register(subparsers) -> None:
 
 
 def _store(path):
-    from reports.history_store import HistoryError, open_store
+    from conform.history_store import HistoryError, open_store
     try:
         return open_store(path)
     except HistoryError as e:
@@ -71,7 +71,7 @@ def _store(path):
 
 def cmd_add(args) -> int:
     from contract.inputfile import InputFileError
-    from reports.history_store import HistoryError, add_files
+    from conform.history_store import HistoryError, add_files
     db = _store(args.db)
     if db is None:
         return EXIT_BAD_INPUT
@@ -86,7 +86,7 @@ def cmd_add(args) -> int:
 
 
 def cmd_rejudge(args) -> int:
-    from reports.history_store import rejudge
+    from conform.history_store import rejudge
     db = _store(args.db)
     if db is None:
         return EXIT_BAD_INPUT
@@ -98,14 +98,15 @@ def cmd_rejudge(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from reports.history import analyse, write
-    from reports.history_store import runs
+    from reports.history import write
+    from conform.history_store import analyses
     db = _store(args.db)
     if db is None:
         return EXIT_BAD_INPUT
-    path = write(db, args.out)
-    for name in sorted({r[1] for r in runs(db)}):
-        a = analyse(db, name)
+    found = analyses(db)
+    path = write(found, args.out)
+    for a in found:
+        name = a["adapter"]
         reg = sum(t.regression for t in a["transitions"])
         print(f"{name}: releases {', '.join(a['releases'])}; {len(a['transitions'])} transitions "
               f"({reg} regressions), {len(a['causes'])} divergence causes")

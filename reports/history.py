@@ -1,4 +1,4 @@
-"""The life of each divergence, from a history store (reports/history_store.py): transitions between consecutive
+"""The life of each divergence, from a history store's timelines (conform/history_store.py): transitions between consecutive
 releases, causes with first seen / last seen / fixed in, and a self-contained HTML page (docs/HISTORY.md).
 
 A case's verdict in a release is the one of the latest stored run of that (adapter, release).  A divergence's
@@ -12,8 +12,6 @@ import os
 from dataclasses import dataclass, field
 
 from contract.vocabulary import CONFORMING, DIVERGENT
-
-from . import history_store as S
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -56,17 +54,9 @@ def cause_of(rec) -> str:
     return "unlisted: " + "/".join((rec["op"], rec["verdict"], ",".join(rec["clauses"])))
 
 
-def timeline(db, adapter) -> tuple:
-    """(releases oldest first, {release: {case_id: record}}) of one adapter: the latest run of each release."""
-    latest = {}
-    for rid, _, _, release, _, _ in S.runs(db, adapter):
-        latest[release] = rid           # runs() sorts by release then date: the last one wins
-    releases = list(latest)
-    return releases, {r: {c: v[3] for c, v in S.verdicts(db, latest[r]).items()} for r in releases}
-
-
-def analyse(db, adapter) -> dict:
-    releases, by = timeline(db, adapter)
+def analyse(adapter, releases, by) -> dict:
+    """Transitions, causes and conforming rates of one adapter from its timeline: `releases` oldest first,
+    `by` {release: {case_id: results record}} (conform.history_store.timeline)."""
     transitions, causes = [], {}
     for i, rel in enumerate(releases):
         for cid, rec in by[rel].items():
@@ -91,14 +81,9 @@ def analyse(db, adapter) -> dict:
             if rec["verdict"] in CONFORMING | DIVERGENT:
                 n, ok = rates.get((rel, rec["op"]), (0, 0))
                 rates[(rel, rec["op"])] = (n + 1, ok + (rec["verdict"] in CONFORMING))
-    transitions.sort(key=lambda t: (not t.regression, [*map(int, _digits(t.after))], t.case_id))
+    transitions.sort(key=lambda t: (not t.regression, releases.index(t.after), t.case_id))
     return {"adapter": adapter, "releases": releases, "transitions": transitions,
             "causes": sorted(causes.values(), key=lambda c: c.cause), "rates": rates}
-
-
-def _digits(v):
-    from adapters.releases import version_key
-    return version_key(v)
 
 
 def fate(c: Cause, releases) -> tuple:
@@ -143,10 +128,8 @@ def chart(a) -> str:
     return "".join(parts)
 
 
-def render(db) -> str:
-    from adapters.releases import version_key   # noqa: F401  (the order runs() gives)
-    adapters = sorted({r[1] for r in S.runs(db)})
-    analyses = [analyse(db, name) for name in adapters]
+def render(analyses) -> str:
+    """The page, from analyse() of each adapter."""
     e = html.escape
     out = ["<!doctype html><html><head><meta charset='utf-8'><title>Conformance history</title><style>",
            _CSS, "</style></head><body><h1>Conformance history</h1>"]
@@ -184,11 +167,11 @@ def _transition_table(ts) -> str:
             f"<th>cause</th><th></th></tr>{rows}</table>")
 
 
-def write(db, out_dir) -> str:
+def write(analyses, out_dir) -> str:
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "history.html")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(render(db))
+        f.write(render(analyses))
     return path
 
 

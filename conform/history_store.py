@@ -1,4 +1,4 @@
-"""The history store: one sqlite3 file indexing many runs' results, by framework, release, mode and case.
+"""The history store (the conform layer: it re-judges with suites.judge): one sqlite3 file indexing many runs' results, by framework, release, mode and case.
 
 Results files stay the artifact of a run; the store indexes them (docs/HISTORY.md).  A run is one adapter's
 records of one results file: (run_id, adapter) is its identity, so adding the same file twice adds nothing.
@@ -219,6 +219,20 @@ def runs(db, adapter=None) -> list:
     rows = db.execute(q + (" where adapter = ?" if adapter else ""), (adapter,) if adapter else ()).fetchall()
     from adapters.releases import version_key
     return sorted(rows, key=lambda r: (r[1], version_key(r[3]), r[5]))
+
+
+def timeline(db, adapter) -> tuple:
+    """(releases oldest first, {release: {case_id: record}}) of one adapter: the latest run of each release."""
+    latest = {}
+    for rid, _, _, release, _, _ in runs(db, adapter):
+        latest[release] = rid           # runs() sorts by release then date: the last one wins
+    return list(latest), {r: {c: v[3] for c, v in verdicts(db, rid).items()} for r, rid in latest.items()}
+
+
+def analyses(db) -> list:
+    """reports.history.analyse() of every adapter in the store."""
+    from reports.history import analyse
+    return [analyse(name, *timeline(db, name)) for name in sorted({r[1] for r in runs(db)})]
 
 
 def verdicts(db, run_id) -> dict:

@@ -1,0 +1,162 @@
+"""Releases, the history store, bisect (docs/HISTORY.md), on two small NumPy releases through array-api:numpy.
+
+The releases' environments are made by adapters.releases.ensure (uv, cached outside the checkout): the first
+run on a fresh machine makes them (a few seconds each from uv's cache), later runs reuse them.  The corpus is a
+slice of the shipped one: the clip cases whose both bounds are None (NumPy 2.0 raises "One of max or min must be
+given", 2.1 returns x: the transition issue 40 reports) and a few others.
+"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from adapters import releases as R
+from adapters.base import RETURNED
+from contract.case import Case
+from suites.corpus import DEFAULT_PATH
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OLD, NEW = "2.0.2", "2.1.3"         # two declared releases of array-api:numpy (adapters/registry.py)
+ADAPTER = "array-api:numpy"
+
+
+def conform(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def _corpus_cases():
+    with open(DEFAULT_PATH, encoding="utf-8") as f:
+        header = json.loads(f.readline())
+        return header, [json.loads(line) for line in f]
+
+
+def _both_none(c) -> bool:
+    # a bound given neither as an input nor as a parameter is None (docs/CASES.md); NumPy names the dtype
+    return c["op"] == "clip" and "CL-NONE" in c["clauses"] and set(c["inputs"]) == {"x"} \
+        and not {"min", "max"} & set(c["params"]) and c["inputs"]["x"]["dtype"] not in ("bfloat16", "float16")
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A corpus of the both-None clip cases and 20 others; results of it on OLD and NEW; the env's cache."""
+    header, cases = _corpus_cases()
+    none = [c for c in cases if _both_none(c)]
+    assert none, "the shipped corpus has no clip case with both bounds None"
+    chosen = none[:5] + [c for c in cases if c["op"] in ("clip", "setitem") and c not in none][:20]
+    tmp = tmp_path_factory.mktemp("history")
+    corpus = tmp / "corpus.jsonl"
+    corpus.write_text(json.dumps({**header, "cases": len(chosen)}) + "\n"
+                      + "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in chosen))
+    out = {}
+    for v in (OLD, NEW):
+        r = conform("run", "--release", f"numpy={v}", "--corpus", str(corpus), "--out", str(tmp / v),
+                    "--jobs", "1", "--no-layouts", "--no-report")
+        assert r.returncode in (0, 1), r.stderr[-2000:]
+        out[v] = tmp / v / "results.jsonl"
+    return {"tmp": tmp, "corpus": corpus, "results": out, "none": [c["id"] for c in none[:5]]}
+
+
+def test_run_release_records_the_release_in_the_header(small):
+    for v, path in small["results"].items():
+        header = json.loads(path.read_text().splitlines()[0])
+        (entry,) = [a for a in header["adapters"] if a["name"] == ADAPTER]
+        assert entry["version"].split(" ")[0] == v
+        assert entry["python"].startswith(R.releases_dir())
+
+
+def test_release_not_declared_is_refused_unless_any_release(tmp_path):
+    r = conform("run", "--release", "numpy=1.99.0", "--out", str(tmp_path))
+    assert r.returncode == 2 and "--any-release" in r.stderr
+    with pytest.raises(R.ReleaseError):
+        R.parse("torch-compile=1.0")
+    assert R.parse("numpy=2.0.2") == (ADAPTER, "numpy", "2.0.2")
+    assert R.expand(ADAPTER, "2.0.x..2.1.x") == ["2.0.2", "2.1.3"]
+
+
+def _counts(db):
+    con = sqlite3.connect(db)
+    return con.execute("select count(*) from runs").fetchone()[0], con.execute("select count(*) from cases").fetchone()[0]
+
+
+def test_history_add_twice_adds_nothing_the_second_time(small):
+    db = small["tmp"] / "twice.db"
+    files = [str(p) for p in small["results"].values()]
+    assert conform("history", "add", *files, "--db", str(db)).returncode == 0
+    first = _counts(db)
+    assert first[0] == 2 and first[1] > 0
+    r = conform("history", "add", *files, "--db", str(db))
+    assert r.returncode == 0 and "already in the history" in r.stdout
+    assert _counts(db) == first
+
+
+def test_history_refuses_a_damaged_or_foreign_file_and_adds_nothing(small):
+    db = small["tmp"] / "damaged.db"
+    lines = small["results"][OLD].read_text().splitlines()
+    damaged = small["tmp"] / "damaged.jsonl"
+    damaged.write_text("\n".join(lines[:5] + ['{"record": "case", "broken": tru'] + lines[5:]) + "\n")
+    foreign = small["tmp"] / "foreign.jsonl"
+    foreign.write_text('{"hello": "world"}\n')
+    for bad in (damaged, foreign):
+        r = conform("history", "add", str(bad), "--db", str(db))
+        assert r.returncode == 3 and str(bad) in r.stderr and "nothing of that file was added" in r.stderr
+        assert _counts(db) == (0, 0)
+    notdb = small["tmp"] / "not.db"
+    notdb.write_text("not sqlite")
+    assert conform("history", "add", str(small["results"][OLD]), "--db", str(notdb)).returncode == 3
+
+
+def test_rejudge_runs_no_framework_and_records_the_oracle(small):
+    from conform.history_store import oracle_id
+    db = small["tmp"] / "rejudge.db"
+    assert conform("history", "add", *map(str, small["results"].values()), "--db", str(db)).returncode == 0
+    before = sqlite3.connect(db).execute("select case_id, verdict from cases order by run, case_id").fetchall()
+    env = {**os.environ, R.ENV_DIR: str(small["tmp"] / "no-releases-here")}     # no environment to run in
+    r = conform("history", "rejudge", "--db", str(db), env=env)
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("select case_id, verdict from cases order by run, case_id").fetchall() == before
+    assert {j for (j,) in con.execute("select distinct judged_by from cases")} == {oracle_id()}
+    assert not os.path.exists(env[R.ENV_DIR])
+
+
+def test_report_shows_the_both_none_transition_with_a_plot(small):
+    db = small["tmp"] / "report.db"
+    assert conform("history", "add", *map(str, small["results"].values()), "--db", str(db)).returncode == 0
+    r = conform("history", "report", "--db", str(db), "--out", str(small["tmp"] / "rep"))
+    assert r.returncode == 0, r.stderr
+    page = (small["tmp"] / "rep" / "history.html").read_text()
+    assert "<svg" in page and "<polyline" in page
+    from conform.history_store import analyses, open_store
+    (a,) = analyses(open_store(str(db)))
+    moved = {t.case_id: t for t in a["transitions"]}
+    for cid in small["none"]:
+        t = moved[cid]
+        assert (t.before, t.after, t.was, t.now) == (OLD, NEW, "unexpected-error", "pass")
+        assert cid in page
+
+
+def test_bisect_finds_the_release_of_the_both_none_change(small):
+    r = conform("bisect", "--adapter", ADAPTER, "--case", small["none"][0], "--releases", f"{OLD}..{NEW}",
+                "--corpus", str(small["corpus"]))
+    assert r.returncode == 0, r.stderr
+    assert f"changed in {NEW} (after {OLD})" in r.stdout
+    assert "One of max or min must be given" in r.stdout and "xp.clip(x, None, None)" in r.stdout
+
+
+def test_array_api_numpy_reads_a_0d_result_back_itself():
+    """np.clip of a 0-d array returns a NumPy scalar, which has no __dlpack__: the adapter reads it, and the
+    case's answer is NumPy's value, not "the framework raised"."""
+    from adapters.array_api_adapter import NumpyArrayApi
+    _, cases = _corpus_cases()
+    zero_d = [Case.from_json(c) for c in cases if c["op"] == "clip" and c["inputs"]["x"]["shape"] == []]
+    assert zero_d
+    a = NumpyArrayApi()
+    a.setup()
+    for case in zero_d[:10]:
+        out = a.run(case)
+        assert "__dlpack__" not in out.message, out.message
+    assert any(a.run(c).kind == RETURNED for c in zero_d)
