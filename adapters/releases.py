@@ -161,3 +161,30 @@ def _disk(path) -> int:
             if not os.path.islink(fp):
                 total += os.path.getsize(fp)
     return total
+
+
+def in_range(ver: str, spec: str) -> bool:
+    """Whether release `ver` is one `spec` names: 'A..B' (inclusive, either side may be left open: '..2.0.x',
+    '2.1.3..'), or a comma list; a part ending '.x' is any release of that series ('2.0.x')."""
+    if not ver:
+        return False
+    if ".." in spec:
+        lo, _, hi = (p.strip() for p in spec.partition(".."))
+        key = version_key(ver)
+        above = not lo or key >= version_key(lo.removesuffix(".x"))
+        top = version_key(hi.removesuffix(".x"))
+        # '..2.0.x' holds for every 2.0 release: compare the series only
+        below = not hi or (key[:len(top)] <= top if hi.endswith(".x") else key <= top)
+        return above and below
+    return any(_matches(ver, p.strip()) for p in spec.split(","))
+
+
+def range_problem(spec: str) -> str:
+    """'' for a release list or range in_range() reads; else why not."""
+    import re
+    part = r"\d+(\.(\d+|x))*([a-z]+\d*)?"
+    if re.fullmatch(rf"({part})?\s*\.\.\s*({part})?", spec) and spec.strip() != "..":
+        return ""
+    if all(re.fullmatch(part, p.strip()) for p in spec.split(",")):
+        return ""
+    return f"releases {spec!r}: write A..B (either side may be left open), or a comma list; 2.0.x: any 2.0 release"

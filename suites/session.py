@@ -503,7 +503,8 @@ class RunSession:
             else:
                 v.notes.append(f"declared exclusion: {reason}")    # reports.certify.EXCLUDED_NOTE counts these
         if v.divergent:
-            v.expected_divergence = self.expectations[v.adapter].match(v.key(), v.evidence())
+            v.expected_divergence = self.expectations[v.adapter].match(
+                v.key(), v.evidence(), release=str(v.adapter_version).split(" ")[0])   # `@ <releases>` lines
         return v
 
     def check(self, case, handle) -> Verdict:

@@ -160,3 +160,33 @@ def test_array_api_numpy_reads_a_0d_result_back_itself():
         out = a.run(case)
         assert "__dlpack__" not in out.message, out.message
     assert any(a.run(c).kind == RETURNED for c in zero_d)
+
+
+def test_expectations_line_holds_only_for_the_releases_it_names(small):
+    """A `@ ..2.0.x` line lists the both-None refusal on 2.0.2; over the history it is "fixed in 2.1.3"; the same
+    line without `@` (every release) would list nothing on 2.1.3, where nothing diverges."""
+    from suites.expectations import Expectations
+    line = ("clip/unexpected-error/*CL-NONE*/* @ ..2.0.x ~ One of max or min must be given :: "
+            "NumPy before 2.1 refuses clip with both bounds None")
+    exp = Expectations.from_lines([line], "test")
+    key = "clip/unexpected-error/CL-DTYPE,CL-FORMULA,CL-NONE/int16/x:2d/0398859139a557d1"
+    evidence = "raised ValueError: One of max or min must be given"
+    assert exp.match(key, evidence, release=OLD) and exp.match(key, evidence, release="1.26.4")
+    assert exp.match(key, evidence, release=NEW) is None and exp.match(key, evidence) is None
+    f = small["tmp"] / "numpy.txt"
+    f.write_text(line + "\nsetitem/crash/*/* :: never seen\n")
+    db = small["tmp"] / "expectations.db"
+    assert conform("history", "add", *map(str, small["results"].values()), "--db", str(db)).returncode == 0
+    r = conform("expectations", "check", str(f), str(db))
+    assert f"fixed in {NEW}" in r.stdout and "numpy.txt:1" in r.stdout, r.stdout + r.stderr
+    assert "matches nothing in any release: " in r.stdout and "numpy.txt:2" in r.stdout
+    # divergences of 2.0.2 the line does not list stay unlisted there (exit 1), never blamed on 2.1.3
+    unlisted = [ln for ln in r.stdout.splitlines() if ln.startswith("unlisted in")]
+    assert all("CL-NONE" not in ln for ln in unlisted)
+
+
+@pytest.mark.parametrize("bad", ["x @  :: r", "x @ soon :: r", "x @ .. :: r"])
+def test_expectations_release_syntax_refused(bad):
+    from suites.expectations import Expectations, ExpectationsError
+    with pytest.raises(ExpectationsError):
+        Expectations.from_lines([bad], "test")
