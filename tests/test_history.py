@@ -190,3 +190,26 @@ def test_expectations_release_syntax_refused(bad):
     from suites.expectations import Expectations, ExpectationsError
     with pytest.raises(ExpectationsError):
         Expectations.from_lines([bad], "test")
+
+
+def test_certify_baseline_refuses_a_case_that_no_longer_conforms_even_when_listed(small):
+    """Certified on 2.1.3, then on 2.0.2 against it: the both-None clip cases conformed on 2.1.3 and diverge on
+    2.0.2, where array-api_numpy.txt lists them (`@ ..2.0.x`): still exit 1, and the certificate records them."""
+    env = {v: R.ensure(ADAPTER, v)["python"] for v in (OLD, NEW)}
+    base, new, fwd = (small["tmp"] / n for n in ("cert-new", "cert-old", "cert-fwd"))
+    common = ("--adapter", ADAPTER, "--corpus", str(small["corpus"]), "--jobs", "1", "--op", "clip")
+    assert conform("certify", *common, "--python", env[NEW], "--out", str(base)).returncode == 0
+    r = conform("certify", *common, "--python", env[OLD], "--out", str(new), "--baseline", str(base))
+    assert r.returncode == 1, r.stdout + r.stderr
+    cert = json.loads((new / "certificate.json").read_text())
+    regressed = {x["case_id"] for x in cert["baseline"]["regressions"]}
+    assert set(small["none"]) <= regressed and cert["baseline"]["checked"] > 0
+    assert cert["baseline"]["adapter_version"].startswith(NEW)
+    listed = {json.loads(l)["case_id"] for l in (new / cert["results"]["file"]).read_text().splitlines()
+              if '"expected_divergence"' in l}
+    assert set(small["none"]) <= listed          # listed, and refused all the same
+    # the other way (2.0.2 -> 2.1.3) nothing that conformed stops conforming: exit 0
+    r = conform("certify", *common, "--python", env[NEW], "--out", str(fwd), "--baseline", str(new))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert conform("certify", *common, "--python", env[NEW], "--out", str(fwd), "--baseline",
+                   str(small["tmp"] / "nothing")).returncode == 3
