@@ -51,6 +51,18 @@ def register(subparsers) -> None:
     c.add_argument("--out", required=True, metavar="DIR")
     c.set_defaults(func=cmd_report)
 
+    p = subparsers.add_parser("sweep", help="run adapters over their declared releases into one history and its report")
+    p.add_argument("--adapter", action="append", metavar="NAME", help="repeatable; default: every adapter that "
+                   "declares releases (adapters/registry.py)")
+    p.add_argument("--releases", metavar="A..B", help="a range of each adapter's declared releases (default: all)")
+    p.add_argument("--db", required=True, metavar="FILE", help="the history store (made if missing)")
+    p.add_argument("--out", required=True, metavar="DIR", help="results per release (DIR/<adapter>-<release>/) "
+                   "and history.html")
+    p.add_argument("--corpus", metavar="PATH", help="corpus file (default: the shipped corpus)")
+    p.add_argument("--shard", metavar="K/N", help="run the K-th of N slices of the corpus on each release")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N")
+    p.set_defaults(func=cmd_sweep)
+
     p = subparsers.add_parser("bisect", help="the first release in a range at which a case's verdict changed")
     p.add_argument("--adapter", required=True, metavar="NAME", help="an adapter that declares releases")
     p.add_argument("--case", required=True, metavar="ID", help="a case id of the corpus")
@@ -137,4 +149,47 @@ def cmd_bisect(args) -> int:
     print(f"  {r['first']}: {a['verdict']}: {a['outcome']}")
     print(f"  releases run: {', '.join(r['ran'])}")
     print("repro:\n" + (a.get("repro") or b.get("repro") or ""))
+    return EXIT_OK
+
+
+def cmd_sweep(args) -> int:
+    """Each (adapter, release) run in turn by the run's own scheduler, added to the history; then the report."""
+    import time
+    from adapters import releases as R
+    from conform import runner
+    from conform.history_store import HistoryError, add, analyses
+    from reports.history import write
+    db = _store(args.db)
+    if db is None:
+        return EXIT_BAD_INPUT
+    table = R.declared()
+    names = args.adapter or sorted(table)
+    try:
+        plan = [(n, v) for n in names for v in (R.expand(n, args.releases) if args.releases
+                                                 else sorted(table.get(n, ("", ()))[1], key=R.version_key))]
+    except R.ReleaseError as e:
+        print(f"conform: error: {e}", file=sys.stderr)
+        return e.exit_code
+    for name, ver in plan:
+        try:
+            env = R.ensure(name, ver, log=lambda m: print(f"conform: {m}", file=sys.stderr))
+        except R.ReleaseError as e:     # one release that cannot be installed is a line, not the sweep's end
+            print(f"conform: {name} {ver}: no environment: {e}", file=sys.stderr)
+            continue
+        out = os.path.join(args.out, f"{name.replace(':', '_')}-{ver}")
+        t0 = time.monotonic()
+        result = runner.run([name], corpus=args.corpus, out_dir=out, jobs=args.jobs, shard=args.shard,
+                            pythons={name: env["python"]}, profile="ci")
+        if result.exit_code not in (0, 1):
+            print(f"conform: {name} {ver}: the run stopped: {result.message}", file=sys.stderr)
+            continue
+        try:
+            added = add(db, result.results_path)
+        except (HistoryError, ValueError, KeyError, TypeError, OSError) as e:
+            print(f"conform: {name} {ver}: not added: {e}", file=sys.stderr)
+            continue
+        install = "reused" if env["reused"] else f"{env['install_s']} s"
+        print(f"{name} {ver}: install {install}, {env['disk_mb']} MB; run {time.monotonic() - t0:.1f} s; "
+              f"{added['cases']} cases added")
+    print(f"report: {write(analyses(db), args.out)}")
     return EXIT_OK

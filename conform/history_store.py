@@ -55,6 +55,8 @@ def release_of(version: str) -> str:
 
 def open_store(path) -> sqlite3.Connection:
     fresh = not os.path.exists(path)
+    if fresh and os.path.dirname(os.path.abspath(path)):
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     try:
         db = sqlite3.connect(path)
         if fresh:
