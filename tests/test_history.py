@@ -121,6 +121,14 @@ def test_rejudge_runs_no_framework_and_records_the_oracle(small):
     assert con.execute("select case_id, verdict from cases order by run, case_id").fetchall() == before
     assert {j for (j,) in con.execute("select distinct judged_by from cases")} == {oracle_id()}
     assert not os.path.exists(env[R.ENV_DIR])
+    # a stored verdict the current oracle does not give (as after an oracle change) is judged again
+    cid = small["none"][0]
+    with con:
+        con.execute("update cases set verdict = 'pass' where case_id = ?", (cid,))
+    r = conform("history", "rejudge", "--db", str(db), env=env)
+    assert ", 1 changed verdict" in r.stdout, r.stdout
+    assert con.execute("select verdict from cases where case_id = ? order by run", (cid,)).fetchall() == \
+        [("unexpected-error",), ("pass",)]      # 2.0.2 refuses both-None bounds, 2.1.3 returns x
 
 
 def test_report_shows_the_both_none_transition_with_a_plot(small):
