@@ -134,9 +134,13 @@ def ensure(adapter: str, ver: str, log=None) -> dict:
             log(f"making {row.release_package} {ver}'s environment in {path} (uv)")
         t0 = time.monotonic()
         pyver = f"{sys.version_info[0]}.{sys.version_info[1]}"
-        _call([_uv(), "venv", "--quiet", "--python", pyver, path])
-        _call([_uv(), "pip", "install", "--quiet", "--python", python_of(path),
-               f"{row.release_package}=={ver}", *row.release_needs])
+        try:
+            _call([_uv(), "venv", "--quiet", "--python", pyver, path])
+            _call([_uv(), "pip", "install", "--quiet", "--python", python_of(path),
+                   f"{row.release_package}=={ver}", *row.release_needs])
+        except BaseException:
+            shutil.rmtree(path, ignore_errors=True)     # nothing half-made stays for the next run to trust
+            raise
         info = {"adapter": adapter, "package": row.release_package, "version": ver,
                 "install_s": round(time.monotonic() - t0, 1), "disk_mb": round(_disk(path) / 2**20, 1)}
         tmp = marker + ".tmp"

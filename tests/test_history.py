@@ -221,3 +221,28 @@ def test_certify_baseline_refuses_a_case_that_no_longer_conforms_even_when_liste
     assert r.returncode == 0, r.stdout + r.stderr
     assert conform("certify", *common, "--python", env[NEW], "--out", str(fwd), "--baseline",
                    str(small["tmp"] / "nothing")).returncode == 3
+
+
+def test_a_pinned_adapter_runs_another_release_only_when_asked_and_says_so(monkeypatch):
+    """--any-release (CONFORM_ANY_RELEASE=1 in the worker's environment): a pinned adapter that refuses any
+    release but its pin runs the installed one, and its version, in every record, says it is unpinned."""
+    import numpy as np
+    from adapters.pinned import ANY_RELEASE, PinnedAdapter
+
+    class Pinned(PinnedAdapter):
+        package, pin = "numpy", "0.0.1"
+
+    monkeypatch.delenv(ANY_RELEASE, raising=False)
+    ok, why = Pinned().available()
+    assert not ok and "verified against 0.0.1" in why
+    monkeypatch.setenv(ANY_RELEASE, "1")
+    assert Pinned().available() == (True, "")
+    assert Pinned().version() == f"{np.__version__} (unpinned: verified against 0.0.1)"
+
+
+def test_a_release_uv_cannot_install_is_exit_5_and_leaves_no_environment(tmp_path):
+    env = {**os.environ, R.ENV_DIR: str(tmp_path / "releases")}
+    r = conform("run", "--release", "numpy=0.0.1", "--any-release", "--out", str(tmp_path / "out"), env=env)
+    assert r.returncode == 5, r.stderr
+    assert "numpy==0.0.1" in r.stderr or "0.0.1" in r.stderr
+    assert os.listdir(tmp_path / "releases") == ["numpy-0.0.1-py%d.%d.lock" % sys.version_info[:2]]
