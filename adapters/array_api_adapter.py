@@ -103,7 +103,16 @@ class ArrayApiAdapter(FrameworkAdapter):
             return xp.asarray(np.array(array, copy=True))
 
     def tensor_maker(self, construction):
+        if not self._takes_copy():      # as tensor() builds it there
+            return lambda expr, a: f"xp.asarray(np.array({expr}, copy=True))"
         return lambda expr, a: f"xp.asarray({expr}, copy=True)"
+
+    def _takes_copy(self) -> bool:
+        try:
+            self.framework().asarray(np.zeros(1), copy=True)
+        except TypeError:
+            return False
+        return True
 
     def native_api(self, op: str, case=None) -> str:
         return super().native_api(op, case).replace("xp", self.namespace, 1)

@@ -100,14 +100,15 @@ def chart(a) -> str:
     """An inline SVG line plot: the conforming rate of each op (a line) over the adapter's releases."""
     rels = a["releases"]
     ops = sorted({op for _, op in a["rates"]})
-    w, h, left, top, bottom = 640, 260, 48, 16, 40
+    w, h, left, top, bottom, legend = 760, 260, 48, 16, 40, 140     # the legend right of the plot
+    right = w - legend
     span = max(len(rels) - 1, 1)
-    x = lambda i: left + (w - left - 16) * i / span
+    x = lambda i: left + (right - left - 16) * i / span
     y = lambda r: top + (h - top - bottom) * (1 - r)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
              f'aria-label="conforming rate per op over {html.escape(a["adapter"])} releases">']
     for frac in (0, .25, .5, .75, 1):
-        parts.append(f'<line x1="{left}" x2="{w - 16}" y1="{y(frac):.1f}" y2="{y(frac):.1f}" stroke="#ddd"/>'
+        parts.append(f'<line x1="{left}" x2="{right - 16}" y1="{y(frac):.1f}" y2="{y(frac):.1f}" stroke="#ddd"/>'
                      f'<text x="{left - 6}" y="{y(frac) + 4:.1f}" text-anchor="end" font-size="11">{frac:.0%}</text>')
     for i, rel in enumerate(rels):
         parts.append(f'<text x="{x(i):.1f}" y="{h - bottom + 16}" text-anchor="middle" font-size="11">'
@@ -122,7 +123,7 @@ def chart(a) -> str:
             n, ok = a["rates"][(rel, op)]
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"><title>{html.escape(op)} '
                          f'{html.escape(rel)}: {ok}/{n} conform</title></circle>')
-        parts.append(f'<text x="{w - 150 + 0}" y="{top + 14 * (k + 1)}" font-size="12" fill="{colour}">'
+        parts.append(f'<text x="{right}" y="{top + 14 * (k + 1)}" font-size="12" fill="{colour}">'
                      f'&#9632; {html.escape(op)}</text>')
     parts.append("</svg>")
     return "".join(parts)
