@@ -9,14 +9,13 @@ foreign file adds nothing.
 """
 from __future__ import annotations
 
-import glob
-import hashlib
 import json
 import os
 import sqlite3
 import time
 
-from contract.results import ResultsError, check_record, iter_records
+from contract.results import check_record, iter_records
+from oracle.identity import oracle_id
 
 SCHEMA = 1
 _TABLES = """
@@ -34,18 +33,6 @@ create index if not exists cases_by_case on cases (case_id);
 
 class HistoryError(Exception):
     """A history file that is not one, or a results file refused whole; the message names the file."""
-
-
-def oracle_id() -> str:
-    """Which oracle judges: the suite version and a digest of the oracle package's sources."""
-    from contract.vocabulary import SUITE_VERSION
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "oracle")
-    h = hashlib.sha256()
-    for path in sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True)):
-        h.update(os.path.relpath(path, root).encode() + b"\0")
-        with open(path, "rb") as f:
-            h.update(f.read())
-    return f"{SUITE_VERSION}+{h.hexdigest()[:12]}"
 
 
 def release_of(version: str) -> str:

@@ -462,6 +462,8 @@ class RunSession:
                             shard=self.shard)
         if self.ops:
             header["ops"] = list(self.ops)      # conform certify --op: docs/RESULTS.md
+        from oracle.identity import oracle_id
+        header["oracle"] = oracle_id()          # which oracle judged (docs/RESULTS.md, docs/HISTORY.md)
         return header
 
     # ---- judging ----------------------------------------------------------------------------

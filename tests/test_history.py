@@ -66,6 +66,8 @@ def test_run_release_records_the_release_in_the_header(small):
         (entry,) = [a for a in header["adapters"] if a["name"] == ADAPTER]
         assert entry["version"].split(" ")[0] == v
         assert entry["python"].startswith(R.releases_dir())
+        from oracle.identity import oracle_id
+        assert header["oracle"] == oracle_id()      # which oracle judged the run
 
 
 def test_release_not_declared_is_refused_unless_any_release(tmp_path):
