@@ -30,7 +30,7 @@ from contract.dtypes import dtype_name
 
 from . import convert, repro as R
 from .base import Outcome
-from .mapping import FrameworkAdapter, OpMap
+from .mapping import FrameworkAdapter, OpMap, read_back
 
 PREFIX = "array-api:"
 
@@ -154,6 +154,10 @@ class StrictArrayApi(ArrayApiAdapter):
 
 
 def from_xp(t) -> np.ndarray:
+    return read_back(_to_numpy, t)
+
+
+def _to_numpy(t) -> np.ndarray:
     # NumPy hands a 0-d result back as a NumPy scalar (np.float32), which has no __dlpack__: reading it is the
     # adapter's business, and its value and dtype are the answer (never "the framework raised")
     if not hasattr(t, "__dlpack__") and isinstance(t, np.generic):

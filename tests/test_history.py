@@ -248,3 +248,30 @@ def test_a_release_uv_cannot_install_is_exit_5_and_leaves_no_environment(tmp_pat
     assert r.returncode == 5, r.stderr
     assert "numpy==0.0.1" in r.stderr or "0.0.1" in r.stderr
     assert os.listdir(tmp_path / "releases") == ["numpy-0.0.1-py%d.%d.lock" % sys.version_info[:2]]
+
+
+def test_a_read_back_failure_is_the_adapters_not_the_framework_raising():
+    """A row whose answer cannot be read back (here: an object with no __dlpack__, as a NumPy scalar was) is
+    recorded as the adapter's failure, a crash, never as "the framework raised" (which may pass a case)."""
+    from adapters.array_api_adapter import ArrayApiAdapter, NumpyArrayApi
+    from adapters.base import CRASHED
+    from adapters.mapping import OpMap, read_back
+    from oracle.expect import expect
+    from suites.judge import judge
+
+    def unreadable(xp, a):
+        return read_back(lambda t: np_from_dlpack(t), object())
+
+    import numpy as np
+    np_from_dlpack = np.from_dlpack
+
+    class Unreadable(NumpyArrayApi):
+        TABLE = {**ArrayApiAdapter.TABLE, "clip": OpMap("xp.clip", unreadable, ArrayApiAdapter.TABLE["clip"].repro)}
+
+    _, cases = _corpus_cases()
+    case = Case.from_json(next(c for c in cases if c["op"] == "clip" and c["inputs"]["x"]["dtype"] == "float32"))
+    a = Unreadable()
+    a.setup()
+    out = a.run(case)
+    assert out.kind == CRASHED and "could not read the answer back" in out.message, out
+    assert judge(case, expect(case), out, a).verdict == "crash"
