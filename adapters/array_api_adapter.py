@@ -30,7 +30,7 @@ from contract.dtypes import dtype_name
 
 from . import convert, repro as R
 from .base import Outcome
-from .mapping import FrameworkAdapter, OpMap
+from .mapping import FrameworkAdapter, OpMap, read_back
 
 PREFIX = "array-api:"
 
@@ -60,17 +60,14 @@ class ArrayApiAdapter(FrameworkAdapter):
     def REPRO_IMPORTS(self) -> tuple:
         return (f"import {self.namespace} as xp",)
 
-    REPRO_SETUP = ("def to_numpy(t):   # through DLPack, the standard's interchange (a NumPy scalar as it is)",
-                   "    return np.from_dlpack(t).copy() if hasattr(t, '__dlpack__') else np.array(t, copy=True)")
+    REPRO_SETUP = ("def to_numpy(t):   # through DLPack, the standard's interchange (a NumPy scalar has none)",
+                   "    return np.from_dlpack(t).copy() if hasattr(t, '__dlpack__') else np.asarray(t).copy()")
 
     def available(self) -> tuple:
         if not self.namespace:
             return False, f"no namespace: name the adapter {PREFIX}<module>, e.g. {PREFIX}numpy"
         if importlib.util.find_spec(self.package) is None:
             return False, f"package {self.package!r} is not installed (pip install {self.package})"
-        if self.namespace == "numpy" and int(np.__version__.split(".")[0]) < 2:
-            # NumPy 1.x's main namespace predates the standard (asarray has no copy=): NumPy 2.0 adopted it
-            return False, f"NumPy {np.__version__}'s namespace is not an array API namespace (NumPy 2.0 or later is)"
         return True, ""
 
     def version(self) -> str:
@@ -95,10 +92,27 @@ class ArrayApiAdapter(FrameworkAdapter):
     def tensor(self, array):
         # a copy of its own, as a user's array is (the case's arrays are read-only, and numpy's asarray
         # would hand one back as it is)
-        return self.framework().asarray(np.asarray(array), copy=True)
+        xp = self.framework()
+        try:
+            return xp.asarray(np.asarray(array), copy=True)
+        except TypeError as e:
+            # NumPy < 2's main namespace predates the standard's `copy=`: a refusal of the adapter's own call,
+            # not the framework's answer to the case; a copy made by NumPy is the same array for its users
+            if "copy" not in str(e):
+                raise
+            return xp.asarray(np.array(array, copy=True))
 
     def tensor_maker(self, construction):
+        if not self._takes_copy():      # as tensor() builds it there
+            return lambda expr, a: f"xp.asarray(np.array({expr}, copy=True))"
         return lambda expr, a: f"xp.asarray({expr}, copy=True)"
+
+    def _takes_copy(self) -> bool:
+        try:
+            self.framework().asarray(np.zeros(1), copy=True)
+        except TypeError:
+            return False
+        return True
 
     def native_api(self, op: str, case=None) -> str:
         return super().native_api(op, case).replace("xp", self.namespace, 1)
@@ -106,8 +120,9 @@ class ArrayApiAdapter(FrameworkAdapter):
     def run(self, case) -> Outcome:
         missing = self._missing_dtype(case)
         if missing and case.op in self.TABLE:
-            out = Outcome.not_applicable(f"{self.namespace} has no dtype {missing} (the array API standard "
-                                         f"has no float16 or bfloat16)")
+            # the reason names what is missing: NumPy 1.x names no `bool` (np.bool_ only), the standard no float16
+            out = Outcome.not_applicable(f"{self.namespace} has no dtype {missing} ({self.namespace}.{missing} "
+                                         f"does not exist)")
             out.native_api = self.native_api(case.op, case)
             return out
         return super().run(case)
@@ -139,9 +154,15 @@ class StrictArrayApi(ArrayApiAdapter):
 
 
 def from_xp(t) -> np.ndarray:
-    # NumPy's namespace returns a NumPy scalar, which has no __dlpack__, for a 0-d result (np.clip of 0-d
-    # arrays): that is what the call returned, read as it is, not an error of the call
-    return np.from_dlpack(t).copy() if hasattr(t, "__dlpack__") else np.array(t, copy=True)
+    return read_back(_to_numpy, t)
+
+
+def _to_numpy(t) -> np.ndarray:
+    # NumPy hands a 0-d result back as a NumPy scalar (np.float32), which has no __dlpack__: reading it is the
+    # adapter's business, and its value and dtype are the answer (never "the framework raised")
+    if not hasattr(t, "__dlpack__") and isinstance(t, np.generic):
+        return np.asarray(t).copy()
+    return np.from_dlpack(t).copy()
 
 
 # ---- one row per op: the call on the namespace's arrays, read back from the original objects ------------

@@ -40,6 +40,22 @@ class IdentityError(RuntimeError):
     """The adapter's module or class cannot be found from its spec; the message says where it looked."""
 
 
+def _site_of(python) -> list:
+    """Another interpreter's own site-packages: -S leaves them off, and the worker side needs its NumPy (a
+    release's environment, adapters/releases.py); [] for this interpreter, whose path _worker_path gives."""
+    import subprocess
+    from .environments import is_this_interpreter
+    if is_this_interpreter(python):
+        return []
+    try:
+        p = subprocess.run([python, "-c", "import sysconfig as s; print(s.get_path('purelib')); "
+                            "print(s.get_path('platlib'))"], capture_output=True, text=True, timeout=TIMEOUT,
+                           stdin=subprocess.DEVNULL, cwd="/")
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return list(dict.fromkeys(p.stdout.split())) if p.returncode == 0 else []
+
+
 def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
     """The identity of the adapter `spec` names (a name or module:Class, optionally @construction), measured
     under `python` (default: this interpreter) with the import path its worker gets; IdentityError when it
@@ -62,7 +78,7 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
     # outside the sandbox: in a fresh folder of its own and in safe path mode, nothing a candidate wrote is on
     # its import path
     cmd = [python, "-S", *_safe_path_flag(python), "-m", "adapters.identity", target] + frameworks
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python) + _site_of(python)))
     with tempfile.TemporaryDirectory(prefix="conform-identity-") as cwd:
         try:
             p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,

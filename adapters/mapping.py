@@ -15,7 +15,7 @@ from typing import Callable, Optional
 from contract.case import build_inputs
 
 from . import convert, execution, layouts, repro as R
-from .base import Outcome
+from .base import CRASHED, Outcome
 from .pinned import PinnedAdapter
 
 
@@ -33,6 +33,19 @@ class OpMap:
     run: Callable
     repro: Callable
     native_for: Optional[Callable] = None
+
+
+class ReadBackError(Exception):
+    """The adapter could not read the framework's answer back: its own failure, never the framework raising."""
+
+
+def read_back(read, value):
+    """`read(value)`, a row's conversion of the framework's answer to NumPy; its failure is a ReadBackError,
+    which run() records as the adapter's failure (a crash verdict: it never passes as "the call raised")."""
+    try:
+        return read(value)
+    except Exception as e:
+        raise ReadBackError(f"{type(e).__name__}: {e}"[:2000]) from None
 
 
 def native_name(table: dict, op: str, case=None) -> str:
@@ -133,6 +146,8 @@ class FrameworkAdapter(PinnedAdapter):
                     outcome = row.run(fw, convert.call_args(case, tensors))
             except (KeyboardInterrupt, SystemExit):
                 raise
+            except ReadBackError as e:      # the adapter's failure, not the framework's answer
+                outcome = Outcome(CRASHED, message=f"the adapter could not read the answer back: {e}")
             except BaseException as e:      # the framework's failure is the result, whatever it is
                 outcome = Outcome.raised(e)
         outcome = self.finish(outcome, capture)

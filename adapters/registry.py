@@ -21,6 +21,10 @@ class Shipped:
     compile_cache: bool = False     # its framework keeps compiled kernels in a folder the harness gives it
     sampled: bool = False           # pytest runs it on the corpus's stratified sample (every new shape costs
                                     # a compile); `conform run` runs everything
+    releases: tuple = ()            # the releases of `release_package` it runs (adapters/releases.py), its
+                                    # default pin first; `conform run --release NAME=VERSION` runs another
+    release_package: str = ""       # the distribution those releases are of
+    release_needs: tuple = ()       # what else a release's environment gets (pip requirement strings)
 
 
 _MS, _JAX, _TF, _PADDLE = ".venv-mindspore", ".venv-jax", ".venv-tensorflow", ".venv-paddle"
@@ -41,7 +45,10 @@ SHIPPED = {
     "jax": Shipped("adapters.jax_adapter:JaxAdapter", ("jax", "jaxlib"), _JAX, sampled=True),
     "jax-jit": Shipped("adapters.jax_adapter:JaxJitAdapter", ("jax", "jaxlib"), _JAX, twin="jax", sampled=True),
     # any array API namespace, named after the colon (a built-in name wins over module:Class in resolve())
-    "array-api:numpy": Shipped("adapters.array_api_adapter:NumpyArrayApi"),
+    # NumPy 1.26 -> 2.4: one release per minor series, the main environment's first (docs/HISTORY.md)
+    "array-api:numpy": Shipped("adapters.array_api_adapter:NumpyArrayApi",
+                               releases=("2.4.6", "2.3.5", "2.2.6", "2.1.3", "2.0.2", "1.26.4"),
+                               release_package="numpy", release_needs=("ml_dtypes>=0.5,<0.6",)),
     "array-api:array_api_strict": Shipped("adapters.array_api_adapter:StrictArrayApi", ("array-api-strict",)),
     "tensorflow": Shipped("adapters.tensorflow_adapter:TensorflowAdapter", ("tensorflow-cpu",), _TF, sampled=True),
     "tensorflow-function": Shipped("adapters.tensorflow_adapter:TensorflowFunctionAdapter", ("tensorflow-cpu",), _TF,

@@ -89,6 +89,11 @@ def build_parser():
                         "and report cases whose verdict or values change (DIR/construction.json)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per (adapter, op, failure group)")
     _python_option(p)
+    p.add_argument("--release", action="append", metavar="NAME=VERSION",
+                   help="run adapter NAME (or the one adapter of package NAME: numpy=2.0.2) on that release, in an "
+                        "environment made on demand and cached (docs/HISTORY.md); repeatable for several adapters")
+    p.add_argument("--any-release", action="store_true",
+                   help="let --release run a release the adapter does not declare (recorded as unlisted)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
@@ -118,6 +123,8 @@ def build_parser():
                         "shipped file; the adapter's name never chooses one")
     p.add_argument("--python", metavar="PATH", help="run the adapter's worker under this interpreter "
                    "(default: conform.toml, pyproject.toml or setup.sh's environment for it: docs/CLI.md)")
+    p.add_argument("--baseline", metavar="CERTDIR", help="an earlier certificate of the adapter: exit 1 when a case "
+                   "that conformed there no longer conforms, even where the divergence is listed (docs/CERTIFY.md)")
     p.set_defaults(func=cmd_certify)
 
     p = sub.add_parser("verify", help="re-check a certificate: its hashes, and a sample of its cases re-run")
@@ -149,6 +156,8 @@ def build_parser():
     expectations_check.register(sub)
     from . import check
     check.register(sub)
+    from . import history_cli
+    history_cli.register(sub)
     return parser
 
 
@@ -203,6 +212,11 @@ def cmd_run(args) -> int:
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons
+    if args.release:
+        from .history_cli import release_pythons
+        pythons = release_pythons(args.release, args.any_release, specs, pythons)
+        if isinstance(pythons, int):
+            return pythons
     chosen = _expectations(args.expectations, specs)
     if isinstance(chosen, int):
         return chosen
@@ -286,6 +300,13 @@ def cmd_certify(args) -> int:
         print(f"conform: error: --expectations {args.expectations}: "
               f"{'is not a file' if os.path.exists(args.expectations) else 'does not exist'}", file=sys.stderr)
         return runner.EXIT_BAD_INPUT
+    if args.baseline:
+        from .baseline import BaselineError, load
+        try:
+            load(args.baseline)         # refused before anything runs
+        except BaselineError as e:
+            print(f"conform: error: {e}", file=sys.stderr)
+            return runner.EXIT_BAD_INPUT
     bar, runs = Progress(sys.stderr), []
     try:
         cert = certify(args.adapter, args.out, ops=args.op, corpus=args.corpus, in_process=args.in_process,
@@ -314,6 +335,15 @@ def cmd_certify(args) -> int:
                     f"marked on the certificate (adapter.borrowed); verify refuses it"), file=sys.stderr)
     if args.junit and not _write_junit(os.path.join(args.out, cert["results"]["file"]), args.junit):
         return runner.EXIT_OUTPUT
+    if args.baseline:
+        from .baseline import SHOWN, check
+        b = check(args.baseline, args.out)
+        for r in b["regressions"][:SHOWN]:
+            print(f"conform: regression against the baseline ({b['adapter_version']}): case {r['case_id']}: "
+                  f"{r['before']} -> {r['now']}", file=sys.stderr)
+        print(f"baseline {args.baseline}: {b['checked']} cases conformed there, {len(b['regressions'])} no longer do")
+        if b["regressions"]:
+            return runner.EXIT_DIVERGED
     return runner.EXIT_DIVERGED if listed["unlisted"] else runner.EXIT_OK
 
 

@@ -22,7 +22,8 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="expectations_command", required=True)
     c = sub.add_parser("check", help="which lines match which cases, which match nothing, which divergences stay unlisted")
     c.add_argument("file", metavar="FILE", help="the expectations file (docs/EXPECTATIONS.md)")
-    c.add_argument("results", metavar="RESULTS", help="a results.jsonl (conform run or certify)")
+    c.add_argument("results", metavar="RESULTS", help="a results.jsonl (conform run or certify), or a history "
+                   "store (conform history add): then per release, and which lines no release needs any more")
     c.add_argument("--adapter", metavar="NAME", help="the adapter whose records are checked (needed when the "
                    "results hold several)")
     c.set_defaults(func=cmd_check)
@@ -53,7 +54,7 @@ def check(path, results, adapter=None) -> dict:
         divergent += 1
         key = record_key(rec)
         before = [p.hits for p in exp.patterns]
-        if exp.match(key, record_evidence(rec)) is None:
+        if exp.match(key, record_evidence(rec), release=str(rec.get("adapter_version", "")).split(" ")[0]) is None:
             unlisted.append((key, rec))
             continue
         line = next(p for p, b in zip(exp.patterns, before) if p.hits != b)
@@ -74,6 +75,9 @@ def answer(compute, path, results, adapter):
             print(f"conform: error: {p}: no such {what}" + (" (a directory)" if Path(p).is_dir() else ""),
                   file=sys.stderr)
             return EXIT_BAD_INPUT
+    from .history_check import is_history, main as check_history
+    if is_history(args.results):        # a history store (conform history add): the check over its releases
+        return check_history(args.file, args.results, args.adapter)
     try:
         return compute(path, results, adapter)
     except ValueError as e:

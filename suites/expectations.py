@@ -9,6 +9,11 @@ One `<glob> :: <reason>` per line.  The glob (fnmatch, case-sensitive) matches a
 `{op}/{verdict}/{sorted clauses joined by ','}/{sorted input dtypes joined by ','}/{sorted input ranks as name:Nd joined by ','}/{case_id}`.  Blank lines and
 lines starting with '#' are ignored; a line without a reason is an error.
 
+A line may say which releases of the framework it holds for: `<glob> @ <releases> [~ <regex>] :: <reason>`,
+<releases> as adapters.releases.in_range reads it (`..2.0.x`, `2.1.3..`, `1.26.4..2.2.6`, `1.26.4, 2.0.x`).
+Such a line lists a divergence only of a release it names (the run's adapter version); a line without `@`
+holds for every release, as before.
+
 A line may also name what the framework said: `<glob> ~ <regex> :: <reason>`.
 Then the regex (Python `re.search`) must also find the verdict's evidence: the
 outcome summary, the exception message and the captured stderr, of which the
@@ -58,13 +63,19 @@ class Pattern:
     regex: object = None
     says: object = None         # compiled `~ <regex>`: must be found in the evidence
     hits: int = 0
+    releases: str = ""          # `@ <releases>`: the releases it holds for ('' every one)
+
+    def holds_for(self, release: str) -> bool:
+        from adapters.releases import in_range
+        return not self.releases or in_range(release, self.releases)
 
     def where(self) -> str:
         return f"{self.path}:{self.line}"
 
     def text(self) -> str:
         """The line, spaced as the format writes it: `<glob> [~ <regex>] :: <reason>`."""
-        return f"{self.glob}{' ~ ' + self.says.pattern if self.says else ''} :: {self.reason}"
+        return (f"{self.glob}{' @ ' + self.releases if self.releases else ''}"
+                f"{' ~ ' + self.says.pattern if self.says else ''} :: {self.reason}")
 
 
 class Expectations:
@@ -108,13 +119,16 @@ class Expectations:
             raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
         return cls.load(chosen_file(adapter, directory))
 
-    def match(self, key: str, evidence: str = "", prefix: str = ""):
+    def match(self, key: str, evidence: str = "", prefix: str = "", release: str = None):
         """The reason of the first pattern matching `key` (and `evidence`, where it says `~`), or None;
         counts the hit.  `prefix` ("mode/", "construction/"): only lines whose glob starts with it, so that
-        a divergence line (`*/value-mismatch/*`) never lists a finding of another kind."""
+        a divergence line (`*/value-mismatch/*`) never lists a finding of another kind.  `release`: the
+        framework release judged; a line with `@ <releases>` holds only for a release it names."""
         evidence = evidence[:EVIDENCE_CAP]
         for p in self.patterns:
             if prefix and not p.glob.startswith(prefix):
+                continue
+            if p.releases and not p.holds_for(release or ""):
                 continue
             if p.regex.match(key) and (p.says is None or p.says.search(evidence)):
                 p.hits += 1
@@ -196,13 +210,20 @@ def _parse_line(line, path, n) -> Pattern:
         raise ExpectationsError(path, n, f"expected '<glob> :: <reason>', got {line[:120]!r}")
     glob, _, says = glob.partition(" ~ ")
     says = says.strip()
+    glob, at, releases = glob.partition(" @ ")
+    releases = releases.strip()
+    if at:
+        from adapters.releases import range_problem
+        problem = range_problem(releases) if releases else "'@' names no releases"
+        if problem:
+            raise ExpectationsError(path, n, problem)
     if says:
         problem = regex_problem(says)
         if problem:
             raise ExpectationsError(path, n, f"regex after '~' refused: {problem}")
     # fnmatch's translation compiled without IGNORECASE: case-sensitive on every platform
     return Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip())),
-                   re.compile(says) if says else None)
+                   re.compile(says) if says else None, releases=releases)
 
 
 # ---- the regex subset ----------------------------------------------------------------------

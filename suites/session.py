@@ -462,6 +462,8 @@ class RunSession:
                             shard=self.shard)
         if self.ops:
             header["ops"] = list(self.ops)      # conform certify --op: docs/RESULTS.md
+        from oracle.identity import oracle_id
+        header["oracle"] = oracle_id()          # which oracle judged (docs/RESULTS.md, docs/HISTORY.md)
         return header
 
     # ---- judging ----------------------------------------------------------------------------
@@ -503,7 +505,8 @@ class RunSession:
             else:
                 v.notes.append(f"declared exclusion: {reason}")    # reports.certify.EXCLUDED_NOTE counts these
         if v.divergent:
-            v.expected_divergence = self.expectations[v.adapter].match(v.key(), v.evidence())
+            v.expected_divergence = self.expectations[v.adapter].match(
+                v.key(), v.evidence(), release=str(v.adapter_version).split(" ")[0])   # `@ <releases>` lines
         return v
 
     def check(self, case, handle) -> Verdict:
