@@ -17,6 +17,7 @@ Standard library only (the pool imports it before any framework).
 from __future__ import annotations
 
 import os
+import threading
 
 ENV = "CONFORM_COMPILE_CACHE"                   # the user's: the root folder, or "off"
 FOLDER_ENV = "CONFORM_COMPILE_CACHE_FOLDER"     # the harness's to one worker: that adapter's own folder
@@ -74,3 +75,110 @@ def folder(spec: str, environ) -> str:
         return path if os.access(path, os.W_OK) else ""
     except OSError:
         return ""
+
+
+# ---- sealed between runs ----------------------------------------------------------------------------------
+# Only the workers of the adapter that owns a folder may write it (the sandbox binds it for them alone, and a
+# CONFORM_WORKER_WRITABLE over the caches is refused: writable_problem).  Between runs nobody may: when the last
+# harness using a folder lets it go, it seals it (each file's path, size, inode and ctime, which no
+# unprivileged process can set back) in ROOT/.sealed/NAME.json, out of every worker's reach; the next harness
+# to take it checks the seal first and starts from an empty folder where anything changed or no seal is left
+# (a run that was killed).  A harness that finds the folder in use by another (its lock held) trusts that
+# run's writes, which are the owning adapter's own.
+SEALS = ".sealed"
+
+
+def _seal_paths(path: str) -> tuple:
+    base, name = os.path.split(os.path.abspath(path))
+    seals = os.path.join(base, SEALS)
+    os.makedirs(seals, mode=0o700, exist_ok=True)
+    return os.path.join(seals, name + ".lock"), os.path.join(seals, name + ".json")
+
+
+def _inventory(path: str) -> dict:
+    out = {}
+    for top, dirs, files in os.walk(path):
+        for n in dirs + files:
+            p = os.path.join(top, n)
+            st = os.lstat(p)
+            out[os.path.relpath(p, path)] = [st.st_mode, st.st_size, st.st_ino, st.st_ctime_ns]
+    return out
+
+
+def _empty(path: str) -> None:
+    import shutil
+    for n in os.listdir(path):
+        p = os.path.join(path, n)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            os.unlink(p)
+
+
+_held = {}          # folder -> [lock fd, users in this process]
+_claim_lock = threading.Lock()
+
+
+def claim(path: str) -> str:
+    """Take the folder for a worker of this process; "" or a note saying what was discarded and why."""
+    import fcntl
+    import json
+    with _claim_lock:
+        if path in _held:
+            _held[path][1] += 1
+            return ""
+        lock, seal = _seal_paths(path)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        note = ""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:         # another harness runs with it: its writes are the owner's
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        else:
+            try:
+                with open(seal) as f:
+                    sealed = json.load(f)
+            except (OSError, ValueError):
+                sealed = None
+            found = _inventory(path)
+            if found and sealed != found:
+                changed = sorted(k for k in set(found) | set(sealed or {}) if (sealed or {}).get(k) != found.get(k))
+                note = (f"the kept compile cache {path} " + ("had no seal (its last run did not finish)" if sealed is None
+                        else f"changed since its last run sealed it ({len(changed)} entries, e.g. {changed[0]})")
+                        + ": discarded, compiling anew")
+                _empty(path)
+            if os.path.exists(seal):
+                os.unlink(seal)         # in use: a run killed from now on leaves no seal
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        _held[path] = [fd, 1]
+        return note
+
+
+def release(path: str) -> None:
+    """Let the folder go; the last harness to do so seals it."""
+    import fcntl
+    import json
+    with _claim_lock:
+        held = _held.get(path)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] > 0:
+            return
+        fd = held[0]
+        del _held[path]
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:         # another harness still runs with it: it seals
+            os.close(fd)
+            return
+        try:
+            _, seal = _seal_paths(path)
+            tmp = seal + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(_inventory(path), f)
+            os.replace(tmp, seal)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)

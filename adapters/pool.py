@@ -193,11 +193,17 @@ class WorkerHandle:
         # and the worker's scratch folder (self._scratch, its TMPDIR, with its working directory work/) lies in it.
         self._cwd = tempfile.mkdtemp(prefix=f"conform-worker-{os.getpid()}-")
         self._scratch = os.path.join(self._cwd, "scratch")
+        # its own compile-cache folder, kept between runs, checked against its seal before any worker uses it
+        self._cache = compile_cache.folder(self.spec, os.environ)
+        self.cache_note = compile_cache.claim(self._cache) if self._cache else ""
+        if self.cache_note:
+            print(f"conform: note: {self.cache_note}", file=sys.stderr)
         began = time.monotonic()
         try:
             hello = self._start()
         except BaseException:
             shutil.rmtree(self._cwd, ignore_errors=True)
+            self._release_cache()
             raise
         self.hello = hello
         self.first_start_s = time.monotonic() - began
@@ -258,7 +264,7 @@ class WorkerHandle:
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
         env["TMPDIR"] = self._scratch       # the one folder (with its work/) a sandboxed worker may write
-        cache = compile_cache.folder(self.spec, os.environ)    # its own, kept between runs; none for the rest
+        cache = self._cache     # its own, kept between runs; none for the rest
         env.pop(compile_cache.ENV, None)
         env.pop(compile_cache.FOLDER_ENV, None)
         if cache:
@@ -378,6 +384,12 @@ class WorkerHandle:
                 pass
         self._stop()
         shutil.rmtree(self._cwd, ignore_errors=True)
+        self._release_cache()
+
+    def _release_cache(self):
+        if self._cache:
+            compile_cache.release(self._cache)
+            self._cache = ""
 
     def __del__(self):
         try:

@@ -123,3 +123,49 @@ def test_refuses_a_writable_folder_holding_the_kept_cache(root, tmp_path, monkey
     monkeypatch.setenv(sandbox.WRITABLE_ENV, str(tmp_path))
     monkeypatch.setenv(compile_cache.ENV, "off")
     assert compile_cache.writable_problem(os.environ) == ""
+
+
+# ---- sealed between runs: checked before reuse -----------------------------------------------------------------
+
+def _kept(root):
+    kept = compile_cache.folder("torch-compile", os.environ)
+    with open(os.path.join(kept, "wrapper.py"), "w") as f:
+        f.write("# a kept kernel\n")
+    return kept
+
+
+def test_a_kept_cache_changed_between_runs_is_discarded_before_reuse(root):
+    """A kept kernel is code a later compiled run loads: whatever wrote it after the run that kept it (not the
+    owning adapter's worker, which only runs while a harness holds the folder) must not be reused."""
+    kept = _kept(root)
+    assert "had no seal" in compile_cache.claim(kept)       # nothing vouches for what was there: discarded
+    assert os.listdir(kept) == []
+    with open(os.path.join(kept, "wrapper.py"), "w") as f:  # the owning adapter's worker writes while held
+        f.write("# a kept kernel\n")
+    compile_cache.release(kept)
+    assert compile_cache.claim(kept) == "" and os.listdir(kept) == ["wrapper.py"]      # sealed: reused as it is
+    compile_cache.release(kept)
+    with open(os.path.join(kept, "wrapper.py"), "a") as f:  # between runs: appended code
+        f.write("import os; os.system('echo pwned')\n")
+    note = compile_cache.claim(kept)
+    assert "changed since its last run sealed it" in note and "wrapper.py" in note, note
+    assert os.listdir(kept) == [], "actual: the changed kernel kept; expected: discarded before reuse"
+    compile_cache.release(kept)
+
+
+def test_a_second_harness_using_the_folder_neither_discards_nor_seals_it_under_the_first(root):
+    import subprocess
+    import sys
+    kept = _kept(root)
+    compile_cache.claim(kept)
+    with open(os.path.join(kept, "wrapper.py"), "w") as f:
+        f.write("# written while in use\n")
+    other = subprocess.run([sys.executable, "-c", "import os, sys; from adapters import compile_cache as c; "
+                            f"print(repr(c.claim({kept!r}))); c.release({kept!r})"],
+                           capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(__file__)),
+                           env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(__file__))})
+    assert other.stdout.strip() == "''", other.stdout + other.stderr
+    assert os.listdir(kept) == ["wrapper.py"]
+    assert not os.path.exists(os.path.join(root, compile_cache.SEALS, "torch-compile.json"))   # the first seals
+    compile_cache.release(kept)
+    assert os.path.exists(os.path.join(root, compile_cache.SEALS, "torch-compile.json"))
