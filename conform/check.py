@@ -173,6 +173,7 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
         return needs
     with tempfile.TemporaryDirectory(prefix="conform-check-adapter-") as tmp:
         records = _run_sample(spec, sample_cases(mapped, per_op), Path(tmp), pythons)
+        repro_needs = _repro_needs(mapped, records, spec, python, Path(tmp), timeout)
         for op in mapped:
             mine = [r for r in records if r["op"] == op]
             faults, known = [], []
@@ -191,7 +192,7 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
                                   f"; faults: {'; '.join(faults[:3])}" if faults else "") + (
                                   f"; known framework crashes ({len(known)}): {'; '.join(known[:3])}" if known else ""),
                               f"its mapping of {op}, or a `crashes` line for the framework's own crash"))
-            needs.append(_repro_need(op, mine, spec, python, Path(tmp) / f"repro-{op}", timeout))
+            needs.append(repro_needs[op])
     return needs
 
 
@@ -227,25 +228,35 @@ def repro_sample(records) -> list:
     return list(chosen.values())
 
 
-def _repro_need(op, records, spec, python, where: Path, timeout) -> Need:
-    what = f"{op}: its repro scripts run and fail exactly where their cases fail"
-    sample = repro_sample(records)
-    if not sample:
-        return Need(what, False, "no sampled case has a reproducible verdict", f"its repro() of {op}")
+def _repro_needs(ops, records, spec, python, where: Path, timeout) -> dict:
+    """op -> the Need that its sampled cases' repro scripts fail exactly where their cases fail.  The repros
+    the records lack are asked of one worker; the scripts run side by side, one per core (each starts the
+    framework anew: tensorflow's import alone takes seconds)."""
+    from concurrent.futures import ThreadPoolExecutor
+    samples = {op: repro_sample([r for r in records if r["op"] == op]) for op in ops}
     # a failing case's record carries its repro; a passing one's is asked of the worker
-    texts = _asked_repros(spec, python, [r for r in sample if not r.get("repro")])
-    wrong = []
-    for n, rec in enumerate(sample):
-        text = rec.get("repro") or texts[rec["case_id"]]
-        code, tail = run_repro(text, python, where / str(n), timeout)
-        want_ok = rec["verdict"] in CONFORMING
-        if (code == 0) != want_ok or code in (None, -9):
-            wrong.append(f"case {rec['case_id']} ({rec['verdict']}): the repro exited {code}, expected "
-                         f"{'0' if want_ok else 'non-zero'}: {tail}")
-    failing = sum(r["verdict"] not in CONFORMING for r in sample)
-    found = f"{len(sample)} repros run ({failing} of failing cases)"
-    return Need(what, not wrong, found + (f"; {len(wrong)} wrong: " + "; ".join(wrong[:3]) if wrong else ""),
-                f"its repro() of {op} (docs/CERTIFY.md, \"The repro\")")
+    texts = _asked_repros(spec, python, [r for op in ops for r in samples[op] if not r.get("repro")])
+    jobs = [(op, n, rec) for op in ops for n, rec in enumerate(samples[op])]
+    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        ran = list(pool.map(lambda j: run_repro(j[2].get("repro") or texts[j[2]["case_id"]], python,
+                                                where / f"repro-{j[0]}" / str(j[1]), timeout), jobs))
+    out = {}
+    for op in ops:
+        what = f"{op}: its repro scripts run and fail exactly where their cases fail"
+        if not samples[op]:
+            out[op] = Need(what, False, "no sampled case has a reproducible verdict", f"its repro() of {op}")
+            continue
+        wrong = []
+        for (o, _, rec), (code, tail) in zip(jobs, ran):
+            want_ok = rec["verdict"] in CONFORMING
+            if o == op and ((code == 0) != want_ok or code in (None, -9)):
+                wrong.append(f"case {rec['case_id']} ({rec['verdict']}): the repro exited {code}, expected "
+                             f"{'0' if want_ok else 'non-zero'}: {tail}")
+        failing = sum(r["verdict"] not in CONFORMING for r in samples[op])
+        found = f"{len(samples[op])} repros run ({failing} of failing cases)"
+        out[op] = Need(what, not wrong, found + (f"; {len(wrong)} wrong: " + "; ".join(wrong[:3]) if wrong else ""),
+                       f"its repro() of {op} (docs/CERTIFY.md, \"The repro\")")
+    return out
 
 
 def _asked_repros(spec, python, records) -> dict:
