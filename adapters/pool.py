@@ -62,6 +62,7 @@ START_TIMEOUT = 300.0           # pypto may build its calculator on first start
 # under RESTART_FLOOR_S, nor under twice what its first start took (paddle declares 5 s cases and takes ~4 s to
 # import on a loaded machine), so an honest worker's start is not taken for a hang.
 RESTART_FLOOR_S = 5.0
+INDUCTOR_CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
 PROBE_TIMEOUT = 60.0            # a probe runs import, available() and version() only
 PIPE_BUDGET = 48 << 10         # request bytes allowed in flight: under a pipe's 64 KiB, so writes never block
 FRAME_GRACE_S = 1.0            # a reply that began before its case's deadline gets this long to finish
@@ -259,6 +260,13 @@ class WorkerHandle:
         self._err = os.open(path, os.O_RDWR | os.O_APPEND)
         os.unlink(path)
         env = threads.apply(sandbox.worker_environment(os.environ))     # one core each: one thread each
+        # torch sets TORCHINDUCTOR_CACHE_DIR in the process that first compiles (a pytest process that ran
+        # torch.compile in-process: /tmp/torchinductor_<user>); a worker may write no such folder, so it gets
+        # the variable only where it may write, and inductor otherwise defaults under its own TMPDIR
+        where = env.get(INDUCTOR_CACHE_ENV, "")
+        if where and not any(os.path.commonpath([os.path.realpath(where), os.path.realpath(w)]) == os.path.realpath(w)
+                             for w in writable):
+            del env[INDUCTOR_CACHE_ENV]
         env["PYTHONPATH"] = os.pathsep.join(import_path)
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).

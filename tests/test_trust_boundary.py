@@ -131,3 +131,15 @@ def test_a_worker_started_again_has_the_case_timeout_to_say_hello_not_five_minut
     assert after.kind == "crashed" and f"no hello within {pool.RESTART_FLOOR_S:g} s" in after.message, (
         f"actual: {after.kind}: {after.message!r}; expected: the start again given up after the floor")
     assert took < 4 * pool.RESTART_FLOOR_S + 10, f"actual: {took:.1f} s for two cases; expected: starts bounded"
+
+
+def test_a_cache_folder_torch_set_in_the_harness_does_not_stop_a_worker(monkeypatch):
+    """torch sets TORCHINDUCTOR_CACHE_DIR=/tmp/torchinductor_<user> in a process that compiled in-process (as
+    a pytest process does); a worker, whose /tmp is its own and read-only, then failed to start torch."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_conform_test")
+    h = pool.WorkerHandle("torch")
+    try:
+        out = h.run(clip_case("ok"))
+    finally:
+        h.close()
+    assert out.kind in ("returned", "raised"), f"actual: {out.kind}: {out.message}"
