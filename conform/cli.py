@@ -152,8 +152,8 @@ def build_parser():
 
     from .commands import register
     register(sub)
-    from . import expectations_check
-    expectations_check.register(sub)
+    from . import expectations_check, expectations_draft
+    expectations_draft.register(expectations_check.register(sub))
     from . import check
     check.register(sub)
     from . import history_cli

@@ -17,7 +17,7 @@ from contract.vocabulary import DIVERGENT, EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_O
 SHOWN = 5       # case ids printed per line, and unlisted divergences printed in full
 
 
-def register(subparsers) -> None:
+def register(subparsers):
     p = subparsers.add_parser("expectations", help="check an expectations file against a results file")
     sub = p.add_subparsers(dest="expectations_command", required=True)
     c = sub.add_parser("check", help="which lines match which cases, which match nothing, which divergences stay unlisted")
@@ -27,8 +27,7 @@ def register(subparsers) -> None:
     c.add_argument("--adapter", metavar="NAME", help="the adapter whose records are checked (needed when the "
                    "results hold several)")
     c.set_defaults(func=cmd_check)
-    from .expectations_draft import register as register_draft
-    register_draft(sub)
+    return sub      # `expectations draft` registers itself beside (conform/cli.py)
 
 
 def check(path, results, adapter=None) -> dict:
@@ -75,9 +74,6 @@ def answer(compute, path, results, adapter):
             print(f"conform: error: {p}: no such {what}" + (" (a directory)" if Path(p).is_dir() else ""),
                   file=sys.stderr)
             return EXIT_BAD_INPUT
-    from .history_check import is_history, main as check_history
-    if is_history(args.results):        # a history store (conform history add): the check over its releases
-        return check_history(args.file, args.results, args.adapter)
     try:
         return compute(path, results, adapter)
     except ValueError as e:
@@ -89,6 +85,9 @@ def answer(compute, path, results, adapter):
 
 
 def cmd_check(args) -> int:
+    from .history_check import is_history, main as check_history
+    if is_history(args.results):        # a history store (conform history add): the check over its releases
+        return check_history(args.file, args.results, args.adapter)
     r = answer(check, args.file, args.results, args.adapter)
     if isinstance(r, int):
         return r
