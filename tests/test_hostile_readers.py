@@ -270,8 +270,8 @@ def test_run_refuses_a_duplicate_case_id_naming_both_lines(tmp_path, capfd, corp
     lines[0] = edit(lines[0], setp(["cases"], 3))
     lines.append(lines[1])
     path = write_lines(tmp_path / "dup.jsonl", lines)
-    for command in CORPUS_COMMANDS.values():
-        rc, err = run_cli(capfd, *command(path, tmp_path / "out"))
+    for name, command in CORPUS_COMMANDS.items():    # a folder each: certify refuses one holding results
+        rc, err = run_cli(capfd, *command(path, tmp_path / f"out-{name}"))
         assert_refused(rc, err, path, 4, r"case id [0-9a-f]{16} already appears at line 2")
 
 
