@@ -4,6 +4,13 @@ import numpy as np
 from adapters.base import RETURNED
 
 
+def in_a_script(code, ns) -> None:
+    """exec `code` as the script it is, in a context of its own: what it sets in context variables (a repro's
+    `oracle.accepting().__enter__()`) stays there, not in this test process."""
+    import contextvars
+    contextvars.copy_context().run(exec, code, ns)
+
+
 def run_ok(adapter, case):
     out = adapter.run(case)
     assert out.kind == RETURNED, (
@@ -26,7 +33,7 @@ def exec_repro(adapter, case):
     """Run the repro snippet for real; returns its namespace, or the exception it raised."""
     ns = {}
     try:
-        exec(compile(adapter.repro(case), f"<repro {case.id}>", "exec"), ns)
+        in_a_script(compile(adapter.repro(case), f"<repro {case.id}>", "exec"), ns)
     except Exception as e:        # the snippet reproduces a failure: that is its job
         return e
     return ns

@@ -9,6 +9,8 @@ from adapters.base import CRASHED, NOT_APPLICABLE, TIMED_OUT, Outcome
 from contract.dtypes import BFLOAT16
 from contract.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Expectation
 from suites.check import assert_conforms, failure_message
+
+from adapter_helpers import in_a_script
 from suites.expectations import Expectations, ExpectationsError
 from suites.judge import compare, judge
 
@@ -267,7 +269,7 @@ def test_oracle_repro_snippet_runs_and_gives_the_expected_answer(case):
     exp = oracle.expect(case)
     src = OracleAdapter().repro(case, exp)
     ns = {}
-    exec(src, ns)           # with the expectation, a conforming call's repro runs clean (its checks pass)
+    in_a_script(src, ns)    # with the expectation, a conforming call's repro runs clean (its checks pass)
     if exp.kind == "value":
         name, want = next(iter(exp.outputs.items()))
         fail, _, _ = compare(name, want, np.asarray(ns[_primary_var(case)]))
@@ -275,6 +277,6 @@ def test_oracle_repro_snippet_runs_and_gives_the_expected_answer(case):
     elif exp.kind == "error":
         # without it, the call itself: the class the document names, the oracle's clause in the message
         with pytest.raises(Exception) as e:
-            exec(OracleAdapter().repro(case), {})
+            in_a_script(OracleAdapter().repro(case), {})
         assert exp.admits_class([c.__name__ for c in type(e.value).__mro__]), src
         assert str(e.value).startswith(f"[{exp.error_clause}]"), src
