@@ -105,11 +105,12 @@ class Telling(Borrower):
 
 
 class Escaping(Memorized):
-    """Its name and version hold a terminal title escape and a right-to-left override."""
-    name = "esc\x1b]0;owned\x07aping"
+    """Its version holds a terminal title escape and a right-to-left override (a name holding them is refused
+    outright: contract.vocabulary.name_problem)."""
+    name = "escaping"
 
     def version(self):
-        return "1.0\u202e0.2"
+        return "1.0\x1b]0;owned\x07\u202e0.2"
 
     def run(self, case):
         x = np.array(case.inputs["x"], copy=True)

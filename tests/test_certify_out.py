@@ -49,7 +49,7 @@ def test_certify_refuses_an_out_folder_holding_a_certificate_unless_told_to_repl
     assert conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", out).returncode == 2
     replaced = conform("certify", "--adapter", SPEC, "--corpus", corpus, "--out", out, "--replace")
     assert replaced.returncode == 1 and (out / "certificate.json").is_file(), replaced.stderr
-    verified = conform("verify", out, "--sample", "1")
+    verified = conform("verify", out, "--sample", "1", "--accept-other-corpus", "--challenge", "20")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert re.search(r"^conform: time: \S+ in all", verified.stderr, re.M), verified.stderr
 
