@@ -9,7 +9,8 @@ Readings the document leaves to the oracle (each cited where it is applied):
 - an open stop takes its extent from the value (SI-ASSEMBLE); an explicit stop that disagrees is
   SI-GAP-REGION ("raises, or the value assembled at the starts"); a region past the target, an int outside its axis or too many indices SI-GAP-RANGE;
 - `c[:] = v` with v's shape different from c's is SI-GAP-MOVE (the "move" wording and the assemble rule
-  disagree), a value dtype other than the target's SI-GAP-DTYPE (natural: NumPy's cast).
+  disagree): refused, v moved in, or v assembled at the origin where it fits -- exactly those whole arrays
+  (ExpectedArray.alternatives); a value dtype other than the target's SI-GAP-DTYPE (natural: NumPy's cast).
 """
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def solve(target, key, value):
         out = _tensor_value(target, elems, axes, value, mixed, op, clauses)
     else:
         out = _scalar_value(target, axes, value, op, clauses)
-    outputs = {} if out is None else {"target": ExpectedArray(out, EXACT)}
+    outputs = {} if out is None else {"target": out if isinstance(out, ExpectedArray) else ExpectedArray(out, EXACT)}
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(dict.fromkeys(clauses))
 
@@ -181,7 +182,7 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
         clauses.append("SI-MIXED")      # SI-MIXED: int axes are dropped; the value is reshaped with 1s there
     if c.move:
         if value.shape != target.shape:
-            return None
+            return _moved(target, value)
         clauses.append("SI-EMPTY")      # SI-EMPTY: equal shapes, a full assemble
     if c.past_target:
         return None
@@ -215,7 +216,23 @@ class _Assign:
         return not self.move and any(s + e > n for (s, _), e, n in zip(self.slices, self.value.shape, sizes))
 
 
+def _moved(target, value):
+    """The readings of setitem.conflict.1 that return: v moved in, and v assembled at the origin where it
+    fits (its ndim and every side within the target's): an ExpectedArray admitting each whole array."""
+    if value.dtype != target.dtype:
+        return None                     # SI-GAP-DTYPE leaves the value open already
+    fits = value.ndim == target.ndim and all(v <= n for v, n in zip(value.shape, target.shape))
+    assembled = ()
+    if fits:
+        a = target.copy()
+        a[tuple(slice(0, v) for v in value.shape)] = value
+        assembled = (a,)
+    return ExpectedArray(value.copy(), EXACT, alternatives=assembled)
+
+
 def _check_value_ndim(c, op):
+    if c.move and c.value.shape != c.target.shape:
+        return                          # the whole target is the region: setitem.conflict.1 (_check_move)
     # setitem.cons.7: "混合索引（int/SymbolicScalar与slice组合）赋值时，key中slice的个数必须与value的维度数一致" (for a
     # mixed key, the number of slices *in the key* must equal the value's ndim): the slices the key holds, an
     # Ellipsis standing for the axes it spans (SI-ELLIPSIS); a trailing axis the key leaves out is no slice in it
@@ -244,8 +261,13 @@ def _check_dtype(c, op):
 
 
 def _check_move(c, op):
+    # setitem.conflict.1: "move" makes the target v (its shape and values); the assemble reading refuses a
+    # value that does not match the region (no class named) or places it at the origin where it fits.  The
+    # value is fixed either way: exactly those arrays (_moved) or an error
     if c.move and c.value.shape != c.target.shape:
-        op.note("SI-GAP-MOVE", f"c[:] = v with v {list(c.value.shape)} and c {list(c.target.shape)}")
+        op.note_accept("SI-GAP-MOVE", f"c[:] = v with v {list(c.value.shape)} and c {list(c.target.shape)}: "
+                                      "refused, v moved in (the target becomes v), or v assembled at the origin "
+                                      "where it fits")
 
 
 def _check_past_target(c, op):

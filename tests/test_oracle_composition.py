@@ -22,7 +22,7 @@ def _answer(case):
 
     def array(a):
         return None if a is None else (a.dtype.str, a.shape, a.tobytes())
-    outputs = tuple((k, v.rule, v.zero_sign, *map(array, (v.value, v.bound, v.choices)))
+    outputs = tuple((k, v.rule, v.zero_sign, *map(array, (v.value, v.bound, v.choices, *v.alternatives)))
                     for k, v in exp.outputs.items())
     return (exp.kind, exp.error_clause, frozenset(exp.error_classes), frozenset(exp.clauses), exp.message,
             outputs)
