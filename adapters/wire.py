@@ -198,11 +198,14 @@ def expectation_to_msg(exp):
             "error_classes": list(exp.error_classes), "message": exp.message, "outputs": []}
     arrays = {}
     for name, ea in exp.outputs.items():
-        head["outputs"].append({"name": name, "rule": ea.rule, "zero_sign": ea.zero_sign})
+        head["outputs"].append({"name": name, "rule": ea.rule, "zero_sign": ea.zero_sign,
+                                "alternatives": len(ea.alternatives)})
         for part in ("value", "bound", "choices"):
             a = getattr(ea, part)
             if a is not None:
                 arrays[f"{_EXPECTED}{name}:{part}"] = np.asarray(a)
+        for i, a in enumerate(ea.alternatives):
+            arrays[f"{_EXPECTED}{name}:alternative{i}"] = np.asarray(a)
     return head, arrays
 
 
@@ -212,8 +215,11 @@ def expectation_from_msg(head, arrays):
     outputs = {}
     for o in head.get("outputs") or ():
         parts = {p: arrays.pop(f"{_EXPECTED}{o['name']}:{p}", None) for p in ("value", "bound", "choices")}
+        alternatives = tuple(arrays.pop(f"{_EXPECTED}{o['name']}:alternative{i}")
+                             for i in range(int(o.get("alternatives") or 0)))
         outputs[o["name"]] = ExpectedArray(parts["value"], rule=o["rule"], bound=parts["bound"],
-                                           choices=parts["choices"], zero_sign=o["zero_sign"])
+                                           choices=parts["choices"], zero_sign=o["zero_sign"],
+                                           alternatives=alternatives)
     return Expectation(head["kind"], tuple(head.get("clauses") or ()), outputs, error_clause=head.get("error_clause"),
                        error_classes=tuple(head.get("error_classes") or ()), message=head.get("message") or "")
 

@@ -23,6 +23,10 @@ class ExpectedArray:
     bound: Optional[np.ndarray] = None       # rule BOUND: per-element absolute bound, same shape
     choices: Optional[np.ndarray] = None     # rule CHOICES: shape (k, *value.shape), value == choices[0]
     zero_sign: str = ZERO_STRICT
+    # Other whole arrays the documents' readings give (any shape: a reading may give the output another
+    # shape), each admitted as it stands, compared exactly (NaN equals NaN, the sign of zero as zero_sign
+    # says): where readings disagree on the whole array, not element by element (CHOICES)
+    alternatives: tuple = ()
 
 
 # What an Expectation admits (docs/DESIGN.md, "Verdicts").
@@ -70,6 +74,7 @@ class Expectation:
         if self.kind == EITHER and not self.outputs:
             return "returns (any value: the documents state none)"
         return "returns " + "; ".join(f"{k}: {v.value.dtype}{list(v.value.shape)} {v.rule}"
+                                      + "".join(f" or {a.dtype}{list(a.shape)} exact" for a in v.alternatives)
                                       for k, v in self.outputs.items())
 
     def summary(self) -> str:

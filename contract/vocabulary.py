@@ -8,8 +8,8 @@ SUITE_VERSION = "0.1.0"
 # verdict table (python -m reports.glossary --write) and the report's glossary both show.
 VERDICT_MEANINGS = {
     "pass": ("the spec gives a value and the adapter returned it (by the comparison rule of each output: "
-             "exact, within a derived bound, or one of the admissible choices); or the spec names an error and"
-             " the adapter raised that class (or a subclass; any class where the document names none); or the "
+             "exact, within a derived bound, or one of the admissible choices or whole arrays); or the spec "
+             "names an error and the adapter raised that class (or a subclass; any class where the document names none); or the "
              "documents admit both raising and a value (a reading left open, or two sentences that contradict)"
              " and the adapter did one of them: raised an admitted class, or returned exactly that value; or "
              "the input is unsupported and the adapter rejected it"),

@@ -11,7 +11,7 @@ the sign of zero reported (max(-0.0, 0.0) is left open by the formula).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -19,7 +19,7 @@ import numpy as np
 from contract.dtypes import (cast, dtype_from_name, dtype_name, holds, holds_exactly, is_float, is_int, is_number,
                              to_dtype)
 from . import kernels
-from .errors import Open, accepting, value_reading
+from .errors import Open, accepting, run_checks, value_reading
 from .readings.clip import READING
 from contract.expectation import EXACT, ZERO_REPORT, ZERO_STRICT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, own_array, malformed, need_input
@@ -82,26 +82,12 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_outp
     xd = dtype_name(x.dtype)
     present = [b for b in (lo, hi) if b is not None]
     op = Open()
-    # Preconditions with no stated consequence (docs/SPEC.md, "Preconditions"): refused with any class, or
-    # accepted with the formula's value
-    if len(present) == 2 and (lo.kind == "tensor") != (hi.kind == "tensor"):
-        # CL-SAME-KIND: scalars become Elements, so the only mix is Element with Tensor
-        op.note_accept("CL-SAME-KIND", f"min is {lo.kind}, max is {hi.kind}: both Element or both Tensor")
-    if xd not in INPUT_DTYPES:
-        op.note_accept("CL-DTYPE", f"input dtype {xd} is not one of {', '.join(INPUT_DTYPES)}")
-    if not 1 <= x.ndim <= 4 or x.size == 0:
-        op.note_accept("CL-RANK", f"input of shape {list(x.shape)}: only 1-4 dims, non-empty")
-    if xd in INPUT_DTYPES and xd not in BOUND_DTYPES and present:     # only BF16 today
-        # clip.conflict.2: BF16 is no bound dtype (refused, any class), or scalars become BF16 Elements and
-        # the formula applies; its value is fixed where every bound is exact in BF16
-        note = op.note_accept if all(_exact_in(b, x.dtype) for b in present) else op.note
-        note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
-    if len(present) == 1 and present[0].kind == "tensor":
-        # clip.conflict.3: one Tensor bound, the other omitted: of different kinds (CL-SAME-KIND), or each
-        # bound optional with its own default
-        op.note_accept("CL-SAME-KIND", "one bound is a Tensor and the other is omitted")
-    los = _operand(lo, x, "min", op, clauses)
-    his = _operand(hi, x, "max", op, clauses)
+    call = _Call(x, xd, lo, hi, present)
+    # every check decides on its own whether its clause applies (errors.Open composes the findings)
+    run_checks(CHECKS, call, op)
+    los, more_lo = call.operands["min"]
+    his, more_hi = call.operands["max"]
+    clauses += more_lo + more_hi
     los, his, out = _straddled(x, los, his, op)
     # one blocked pass gives the value and the facts the rules below need, where it applies (large inputs)
     fast = None if los is False or his is False or x.size < kernels.LARGE else kernels.clip_pass(x, los, his)
@@ -123,6 +109,56 @@ def solve(x: np.ndarray, lo: Optional[Bound], hi: Optional[Bound], *, input_outp
         outputs["x"] = ExpectedArray(kernels.unchanged(x))
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(dict.fromkeys(clauses))
+
+
+@dataclass
+class _Call:
+    x: np.ndarray
+    xd: str
+    lo: Optional[Bound]
+    hi: Optional[Bound]
+    present: list
+    operands: dict = field(default_factory=dict)    # "min"/"max" -> (the bound as an operand, its clauses)
+
+
+# Preconditions with no stated consequence (docs/SPEC.md, "Preconditions"): refused with any class, or
+# accepted with the formula's value
+def _check_same_kind(c, op):
+    if len(c.present) == 2 and (c.lo.kind == "tensor") != (c.hi.kind == "tensor"):
+        # CL-SAME-KIND: scalars become Elements, so the only mix is Element with Tensor
+        op.note_accept("CL-SAME-KIND", f"min is {c.lo.kind}, max is {c.hi.kind}: both Element or both Tensor")
+    if len(c.present) == 1 and c.present[0].kind == "tensor":
+        # clip.conflict.3: one Tensor bound, the other omitted: of different kinds (CL-SAME-KIND), or each
+        # bound optional with its own default
+        op.note_accept("CL-SAME-KIND", "one bound is a Tensor and the other is omitted")
+
+
+def _check_dtype(c, op):
+    if c.xd not in INPUT_DTYPES:
+        op.note_accept("CL-DTYPE", f"input dtype {c.xd} is not one of {', '.join(INPUT_DTYPES)}")
+
+
+def _check_rank(c, op):
+    if not 1 <= c.x.ndim <= 4 or c.x.size == 0:
+        op.note_accept("CL-RANK", f"input of shape {list(c.x.shape)}: only 1-4 dims, non-empty")
+
+
+def _check_bf16(c, op):
+    if c.xd in INPUT_DTYPES and c.xd not in BOUND_DTYPES and c.present:     # only BF16 today
+        # clip.conflict.2: BF16 is no bound dtype (refused, any class), or scalars become BF16 Elements and
+        # the formula applies; its value is fixed where every bound is exact in BF16
+        note = op.note_accept if all(_exact_in(b, c.x.dtype) for b in c.present) else op.note
+        note("CL-GAP-BF16", "BF16 input with a bound: Element/Tensor bounds are not documented for BF16")
+
+
+def _check_operand(name):
+    def check(c, op):
+        more = []
+        c.operands[name] = (_operand(c.lo if name == "min" else c.hi, c.x, name, op, more), more)
+    return check
+
+
+CHECKS = (_check_same_kind, _check_dtype, _check_rank, _check_bf16, _check_operand("min"), _check_operand("max"))
 
 
 def _operand(b, x, name, op, clauses):

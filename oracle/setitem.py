@@ -9,10 +9,12 @@ Readings the document leaves to the oracle (each cited where it is applied):
 - an open stop takes its extent from the value (SI-ASSEMBLE); an explicit stop that disagrees is
   SI-GAP-REGION ("raises, or the value assembled at the starts"); a region past the target, an int outside its axis or too many indices SI-GAP-RANGE;
 - `c[:] = v` with v's shape different from c's is SI-GAP-MOVE (the "move" wording and the assemble rule
-  disagree), a value dtype other than the target's SI-GAP-DTYPE (natural: NumPy's cast).
+  disagree): refused, v moved in, or v assembled at the origin where it fits -- exactly those whole arrays
+  (ExpectedArray.alternatives); a value dtype other than the target's SI-GAP-DTYPE (natural: NumPy's cast).
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Mapping      # not typing.Mapping: isinstance on it costs ten times more
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ import numpy as np
 
 from contract.codec import CodecError
 from contract.dtypes import cast, dtype_name, holds, holds_exactly, is_float, is_number, to_dtype
-from .errors import Either, Open, SpecError, Unspecified, accepting, value_reading
+from .errors import Either, Open, SpecError, Unspecified, accepting, run_checks, value_reading
 from .readings.setitem import READING
 from contract.expectation import EXACT, ExpectedArray
 from .opspec import ADDED, Field, OpSpec, alias_gap_row, malformed, need_input, need_param
@@ -41,10 +43,13 @@ def solve(target, key, value):
     target = np.asarray(target)
     if isinstance(key, slice) and isinstance(key.stop, np.ndarray):
         return _scatter_form(target, key, value)
-    clauses = ["SI-KEY", "SI-INPLACE"]
+    clauses = ["SI-KEY"]        # SI-INPLACE is cited where the region leaves elements of the target (_outside)
     elems = key if isinstance(key, tuple) else (key,)
     op = Open()
-    _check_elements(elems, op)
+    # Each stage's checks decide on their own (run_checks); a stage runs only where the ones before it
+    # leave a key to read -- setitem documents no error, so a finding an earlier stage leaves open already
+    # makes the answer open whatever the later stages would add (errors.Open, rule 2)
+    run_checks([_check_ellipses, *(functools.partial(_check_element, e) for e in elems)], elems, op)
     if op:
         # NumPy gives steps and tensor indices a meaning; bools, floats and bad forms get none
         numpy_means_it = all(c in ("SI-STEP", "SI-TINDEX") for c in op.clauses)
@@ -61,14 +66,16 @@ def solve(target, key, value):
         out = _tensor_value(target, elems, axes, value, mixed, op, clauses)
     else:
         out = _scalar_value(target, axes, value, op, clauses)
-    outputs = {} if out is None else {"target": ExpectedArray(out, EXACT)}
+    outputs = {} if out is None else {"target": out if isinstance(out, ExpectedArray) else ExpectedArray(out, EXACT)}
     op.raise_if_any(outputs, clauses)
     return outputs, tuple(dict.fromkeys(clauses))
 
 
 def _scatter_form(target, key, value):
     # SI-SCATTER: a[d:indices] = values is scatter(a, d, indices, values); the doc's indices are DT_INT32
-    clauses = ("SI-KEY", "SI-INPLACE", "SI-SCATTER")     # like every other form, it writes into a
+    # like every other form, it writes into a; SI-INPLACE ("elements outside the region keep their values")
+    # is cited where the indices cannot reach every element
+    clauses = ("SI-KEY", *(("SI-INPLACE",) if np.size(key.stop) < target.size else ()), "SI-SCATTER")
     if not _is_int(key.start) or key.step is not None or not isinstance(value, np.ndarray):
         raise Unspecified("SI-SCATTER", f"scatter form needs an int start, no step and a tensor value; got "
                           f"start={key.start!r}, step={key.step!r}, value {type(value).__name__}", clauses)
@@ -89,24 +96,26 @@ def _scatter_form(target, key, value):
     return {"target": outputs["out"]}, (*clauses, *more)
 
 
-def _check_elements(elems, op):
+def _check_ellipses(elems, op):
     if sum(e is Ellipsis for e in elems) > 1:
         op.note("SI-KEY", "more than one Ellipsis")
-    for e in elems:
-        if isinstance(e, (bool, np.bool_)):
-            op.note("SI-BOOL", f"bool index {e!r}")          # SI-BOOL
-        elif isinstance(e, np.ndarray):
-            op.note("SI-TINDEX", f"tensor index of {e.dtype}{list(e.shape)}")      # SI-TINDEX
-        elif isinstance(e, slice):
-            bounds = (e.start, e.stop)
-            if any(isinstance(b, np.ndarray) for b in (*bounds, e.step)):
-                op.note("SI-SCATTER", "a tensor slice bound is the scatter form only as the whole key a[d:indices]")
-            elif not all(b is None or _is_int(b) for b in (*bounds, e.step)):
-                op.note("SI-KEY", f"slice bounds must be ints: {e!r}")
-            elif e.step is not None and e.step != 1:
-                op.note("SI-STEP", f"slice step {e.step}")      # SI-STEP
-        elif e is not Ellipsis and not _is_int(e):
-            op.note("SI-KEY", f"key element {e!r} is not an int, a slice or Ellipsis")
+
+
+def _check_element(e, elems, op):
+    if isinstance(e, (bool, np.bool_)):
+        op.note("SI-BOOL", f"bool index {e!r}")          # SI-BOOL
+    elif isinstance(e, np.ndarray):
+        op.note("SI-TINDEX", f"tensor index of {e.dtype}{list(e.shape)}")      # SI-TINDEX
+    elif isinstance(e, slice):
+        bounds = (e.start, e.stop)
+        if any(isinstance(b, np.ndarray) for b in (*bounds, e.step)):
+            op.note("SI-SCATTER", "a tensor slice bound is the scatter form only as the whole key a[d:indices]")
+        elif not all(b is None or _is_int(b) for b in (*bounds, e.step)):
+            op.note("SI-KEY", f"slice bounds must be ints: {e!r}")
+        elif e.step is not None and e.step != 1:
+            op.note("SI-STEP", f"slice step {e.step}")      # SI-STEP
+    elif e is not Ellipsis and not _is_int(e):
+        op.note("SI-KEY", f"key element {e!r} is not an int, a slice or Ellipsis")
 
 
 def _expand(elems, ndim, op):
@@ -129,21 +138,27 @@ def _expand(elems, ndim, op):
 
 
 def _normalise(axes, shape, op, clauses):
-    out = []
-    for (kind, a, b), n in zip(axes, shape):
+    out = [None] * len(shape)
+    neg = []
+
+    def axis(i, op):
+        (kind, a, b), n = axes[i], shape[i]
         if (a is not None and a < 0) or (b is not None and b < 0):
-            clauses.append("SI-NEG")                    # SI-NEG: negative ints and bounds count from the end
+            neg.append(i)                               # SI-NEG: negative ints and bounds count from the end
         if kind == "int":
             if not -n <= a < n:
                 op.note("SI-GAP-RANGE", f"index {a} on an axis of {n}")
-            out.append(("int", a % n if n else a, None))
-            continue
+            out[i] = ("int", a % n if n else a, None)
+            return
         start = 0 if a is None else (a + n if a < 0 else a)
         stop = None if b is None else (b + n if b < 0 else b)
         if not 0 <= start <= n or (stop is not None and not 0 <= stop <= n):
             op.note("SI-GAP-RANGE", f"slice {a}:{b} on an axis of {n}")
-        out.append(("slice", start, stop))
-    return out
+        out[i] = ("slice", start, stop)
+    run_checks([functools.partial(axis, i) for i in range(min(len(axes), len(shape)))], op)
+    if neg:
+        clauses.append("SI-NEG")
+    return out[:len(axes)]
 
 
 def _tensor_value(target, elems, axes, value, mixed, op, clauses):
@@ -154,45 +169,24 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
         op.note("SI-VAL-S", f"a {value.dtype}{list(value.shape)} tensor value for a single-element key")
         natural = _numpy_natural(target, _numpy_key(axes, None), value)
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
-    # setitem.cons.7: "混合索引（int/SymbolicScalar与slice组合）赋值时，key中slice的个数必须与value的维度数一致" (for a
-    # mixed key, the number of slices *in the key* must equal the value's ndim): the slices the key holds, an
-    # Ellipsis standing for the axes it spans (SI-ELLIPSIS); a trailing axis the key leaves out is no slice in it
-    written = len(slices) if any(e is Ellipsis for e in elems) else sum(isinstance(e, slice) for e in elems)
-    if mixed and value.ndim != written:
-        op.note("SI-MIXED-N", f"value of {value.ndim} dims for a key that holds {written} slice(s)")
-    elif value.ndim != len(slices):
-        # SI-VAL-T: a "must" with no consequence and no value for the region to take (docs/SPEC.md,
-        # "Preconditions"): any outcome but a crash
-        op.note("SI-VAL-T", f"value of {value.ndim} dims for {len(slices)} sliced axes")
+    c = _Assign(target, elems, axes, value, mixed, slices)
+    run_checks((_check_value_ndim,), c, op)
     if op.value_open:
         natural = _numpy_natural(target, _numpy_key(axes, None), value)
         op.raise_if_any({} if natural is None else {"target": ExpectedArray(natural)}, clauses)
-    # SI-ASSEMBLE: an open slice takes its extent from the value; an explicit one that disagrees is
-    # setitem.conflict.2 (SI-GAP-REGION): refused (no class named), or assembled at the starts with the
-    # value's extents, as the examples do -- so the region is the value's either way
-    ext = list(value.shape)
-    for (s, e), v in zip(slices, value.shape):
-        if e is None:
-            clauses.append("SI-ASSEMBLE")
-        elif max(e - s, 0) != v:
-            op.note_accept("SI-GAP-REGION", f"slice {s}:{e} holds {max(e - s, 0)}, the value has {v}: refused, "
-                                            "or the value assembled at the slice's start")
+    # the value's dims match the sliced axes: each rule on the region decides on its own
+    run_checks(_REGION_CHECKS, c, op)
+    if any(e is None for _, e in slices):
+        clauses.append("SI-ASSEMBLE")
     if any(e is Ellipsis for e in elems):
         clauses.append("SI-ELLIPSIS")
     if mixed or any(kind == "int" for kind, _, _ in axes):
         clauses.append("SI-MIXED")      # SI-MIXED: int axes are dropped; the value is reshaped with 1s there
-    if value.dtype != target.dtype:
-        op.note("SI-GAP-DTYPE", f"value dtype {value.dtype} into a {target.dtype} target")
-    move = len(elems) == 1 and elems[0] == slice(None)
-    if move:
+    if c.move:
         if value.shape != target.shape:
-            op.note("SI-GAP-MOVE", f"c[:] = v with v {list(value.shape)} and c {list(target.shape)}")
-            return None
+            return _moved(target, value)
         clauses.append("SI-EMPTY")      # SI-EMPTY: equal shapes, a full assemble
-    sizes = [n for (kind, _, _), n in zip(axes, target.shape) if kind == "slice"]
-    if any(s + e > n for (s, _), e, n in zip(slices, ext, sizes)):
-        op.note("SI-GAP-RANGE", f"a region of {ext} at {[s for s, _ in slices]} runs past the target "
-                                f"{list(target.shape)}")
+    if c.past_target:
         return None
     out = target.copy()
     region = tuple(slice(a, a + 1) if kind == "int" else slice(a, a + v)
@@ -200,7 +194,101 @@ def _tensor_value(target, elems, axes, value, mixed, op, clauses):
     shape = [1 if kind == "int" else v for (kind, _, _), v in zip(axes, _per_axis(axes, value.shape))]
     with np.errstate(all="ignore"):     # a mismatched dtype (SI-GAP-DTYPE) casts as NumPy does
         out[region] = cast(value.reshape(shape), target.dtype)
+    _outside(target, value.size, clauses)
     return out
+
+
+def _outside(target, written, clauses):
+    """SI-INPLACE ("modifies the target in place; elements outside the region keep their values") is cited
+    where its condition holds: the region leaves some element of the target outside it.  A write of the
+    whole target exercises only the region's own rules, and citing SI-INPLACE there would charge it with
+    their failures (reports/model.py blame)."""
+    if written < target.size:
+        clauses.append("SI-INPLACE")
+
+
+@dataclass(frozen=True)
+class _Assign:
+    """`target[key] = value` with a tensor value, the key read into axes (for the checks below)."""
+    target: np.ndarray
+    elems: tuple
+    axes: list
+    value: np.ndarray
+    mixed: bool
+    slices: list                # [(start, stop|None)] of the sliced axes
+
+    @property
+    def move(self) -> bool:
+        return len(self.elems) == 1 and self.elems[0] == slice(None)
+
+    @property
+    def past_target(self) -> bool:
+        """The region the value takes (its extents at the slices' starts) runs past the target."""
+        sizes = [n for (kind, _, _), n in zip(self.axes, self.target.shape) if kind == "slice"]
+        return not self.move and any(s + e > n for (s, _), e, n in zip(self.slices, self.value.shape, sizes))
+
+
+def _moved(target, value):
+    """The readings of setitem.conflict.1 that return: v moved in, and v assembled at the origin where it
+    fits (its ndim and every side within the target's): an ExpectedArray admitting each whole array."""
+    if value.dtype != target.dtype:
+        return None                     # SI-GAP-DTYPE leaves the value open already
+    fits = value.ndim == target.ndim and all(v <= n for v, n in zip(value.shape, target.shape))
+    assembled = ()
+    if fits:
+        a = target.copy()
+        a[tuple(slice(0, v) for v in value.shape)] = value
+        assembled = (a,)
+    return ExpectedArray(value.copy(), EXACT, alternatives=assembled)
+
+
+def _check_value_ndim(c, op):
+    if c.move and c.value.shape != c.target.shape:
+        return                          # the whole target is the region: setitem.conflict.1 (_check_move)
+    # setitem.cons.7: "混合索引（int/SymbolicScalar与slice组合）赋值时，key中slice的个数必须与value的维度数一致" (for a
+    # mixed key, the number of slices *in the key* must equal the value's ndim): the slices the key holds, an
+    # Ellipsis standing for the axes it spans (SI-ELLIPSIS); a trailing axis the key leaves out is no slice in it
+    written = len(c.slices) if any(e is Ellipsis for e in c.elems) else sum(isinstance(e, slice) for e in c.elems)
+    if c.mixed and c.value.ndim != written:
+        op.note("SI-MIXED-N", f"value of {c.value.ndim} dims for a key that holds {written} slice(s)")
+    elif c.value.ndim != len(c.slices):
+        # SI-VAL-T: a "must" with no consequence and no value for the region to take (docs/SPEC.md,
+        # "Preconditions"): any outcome but a crash
+        op.note("SI-VAL-T", f"value of {c.value.ndim} dims for {len(c.slices)} sliced axes")
+
+
+def _check_region(c, op):
+    # SI-ASSEMBLE: an open slice takes its extent from the value; an explicit one that disagrees is
+    # setitem.conflict.2 (SI-GAP-REGION): refused (no class named), or assembled at the starts with the
+    # value's extents, as the examples do -- so the region is the value's either way
+    for (s, e), v in zip(c.slices, c.value.shape):
+        if e is not None and max(e - s, 0) != v:
+            op.note_accept("SI-GAP-REGION", f"slice {s}:{e} holds {max(e - s, 0)}, the value has {v}: refused, "
+                                            "or the value assembled at the slice's start")
+
+
+def _check_dtype(c, op):
+    if c.value.dtype != c.target.dtype:
+        op.note("SI-GAP-DTYPE", f"value dtype {c.value.dtype} into a {c.target.dtype} target")
+
+
+def _check_move(c, op):
+    # setitem.conflict.1: "move" makes the target v (its shape and values); the assemble reading refuses a
+    # value that does not match the region (no class named) or places it at the origin where it fits.  The
+    # value is fixed either way: exactly those arrays (_moved) or an error
+    if c.move and c.value.shape != c.target.shape:
+        op.note_accept("SI-GAP-MOVE", f"c[:] = v with v {list(c.value.shape)} and c {list(c.target.shape)}: "
+                                      "refused, v moved in (the target becomes v), or v assembled at the origin "
+                                      "where it fits")
+
+
+def _check_past_target(c, op):
+    if c.past_target:
+        op.note("SI-GAP-RANGE", f"a region of {list(c.value.shape)} at {[s for s, _ in c.slices]} runs past the "
+                                f"target {list(c.target.shape)}")
+
+
+_REGION_CHECKS = (_check_region, _check_dtype, _check_move, _check_past_target)
 
 
 def _per_axis(axes, vshape):
@@ -224,26 +312,43 @@ def _numpy_key(axes, vshape):
 def _scalar_value(target, axes, value, op, clauses):
     clauses.append("SI-VAL-S")
     value = value.item() if isinstance(value, np.generic) else value
-    # SI-FLOATSCALAR ("not supported for now") and SI-VAL-S's DT_INT32-only target name no consequence:
-    # refused with any class, or accepted with the element set to the value, where the target holds it exactly
-    exact = is_number(value) and holds_exactly(target.dtype, value)
-    note = op.note_accept if exact else op.note
-    int32_target = dtype_name(target.dtype) in DTYPES["scalar_target"]
-    if isinstance(value, float):
-        note("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
-    elif not is_number(value):
-        op.note("SI-VAL-S", f"scalar {value!r} is not an int")
-    elif int32_target and not holds(target.dtype, value):
-        op.note("SI-GAP-DTYPE", f"{value} does not fit int32")
-    if is_number(value) and not int32_target:
-        note("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element assignment is DT_INT32 only")
-    if any(kind == "slice" for kind, _, _ in axes):
-        op.note("SI-VAL-S", "a scalar value with a key that selects a region, not one element")
+    run_checks(_SCALAR_CHECKS, target, axes, value, op)
     if not isinstance(value, (bool, int, float)) or not (holds(target.dtype, value) or is_float(target.dtype)):
         return None
     out = target.copy()
     out[_numpy_key(axes, None)] = to_dtype(target.dtype, value)
+    _outside(target, 1, clauses)
     return out
+
+
+def _scalar_note(op, target, value):
+    """note_accept where the target holds the value exactly (the value is fixed if accepted), else note."""
+    return op.note_accept if is_number(value) and holds_exactly(target.dtype, value) else op.note
+
+
+def _check_scalar_kind(target, axes, value, op):
+    if isinstance(value, float):
+        _scalar_note(op, target, value)("SI-FLOATSCALAR", f"float scalar {value!r}")    # SI-FLOATSCALAR
+    elif not is_number(value):
+        op.note("SI-VAL-S", f"scalar {value!r} is not an int")
+    elif dtype_name(target.dtype) in DTYPES["scalar_target"] and not holds(target.dtype, value):
+        op.note("SI-GAP-DTYPE", f"{value} does not fit int32")
+
+
+def _check_scalar_target(target, axes, value, op):
+    if is_number(value) and dtype_name(target.dtype) not in DTYPES["scalar_target"]:
+        _scalar_note(op, target, value)("SI-VAL-S", f"a scalar into a {target.dtype} target: single-element "
+                                                    "assignment is DT_INT32 only")
+
+
+def _check_scalar_region(target, axes, value, op):
+    if any(kind == "slice" for kind, _, _ in axes):
+        op.note("SI-VAL-S", "a scalar value with a key that selects a region, not one element")
+
+
+# SI-FLOATSCALAR ("not supported for now") and SI-VAL-S's DT_INT32-only target name no consequence: refused
+# with any class, or accepted with the element set to the value, where the target holds it exactly
+_SCALAR_CHECKS = (_check_scalar_kind, _check_scalar_target, _check_scalar_region)
 
 
 def _numpy_natural(target, key, value):

@@ -11,7 +11,7 @@ import numpy as np
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.repro import call_repro
 from contract.codec import shape_problem
-from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT
+from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT, ExpectedArray
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
 from contract.vocabulary import READ_RAISES, READ_RETURNS  # noqa: F401  (Verdict.reading; docs/RESULTS.md)
 from contract.vocabulary import BORROWED_NOTE
@@ -230,6 +230,11 @@ def _extension_note(exp, out) -> str:
 def compare(name, ea, actual):
     """(failure text or "", mismatch detail dict or None, notes) for one output array."""
     exp = np.asarray(ea.value)
+    if any(_same_whole(ea, np.asarray(alt), actual) for alt in ea.alternatives):
+        return "", None, []
+    if ea.alternatives and (str(actual.dtype) != str(exp.dtype) or actual.shape != exp.shape):
+        return (f"{name}: {actual.dtype}{list(actual.shape)} is none of the admissible arrays "
+                f"({', '.join(f'{a.dtype}{list(a.shape)}' for a in (exp, *ea.alternatives))})"), _whole(name, exp), []
     if str(actual.dtype) != str(exp.dtype):
         return f"{name}: dtype {actual.dtype} != {exp.dtype}", _whole(name, exp), []
     if actual.shape != exp.shape:
@@ -256,6 +261,16 @@ def compare(name, ea, actual):
     elif ea.rule == CHOICES:
         why += " (admissible: " + ", ".join(_fmt(c[first] if exp.ndim else c[()]) for c in ea.choices) + ")"
     return why, detail, notes
+
+
+def _same_whole(ea, alt, actual) -> bool:
+    """`actual` is the whole array `alt` (dtype, shape, every element as EXACT compares it)."""
+    if str(actual.dtype) != str(alt.dtype) or actual.shape != alt.shape:
+        return False
+    ok, sign_diff = _elementwise(ExpectedArray(alt, zero_sign=ea.zero_sign), alt, actual)
+    if sign_diff is not None and ea.zero_sign != ZERO_REPORT:
+        ok = ok & ~sign_diff
+    return bool(np.all(ok))
 
 
 def _elementwise(ea, exp, actual):

@@ -39,6 +39,14 @@ REREAD = (
            "the key must equal the number of dims of value.",
            "SI-MIXED-N counts the slices the key holds, not an implied trailing one: a3[0, 1:3] = v (2x4x4 "
            "target, v 2x4) breaks the rule (unspecified), where it was a plain value."),
+    Reread("setitem.ex.1", "使用空切片对Tensor整体赋值，等价于将value整体移动到目标Tensor（move），常用于将计算结果赋给输出"
+                           "Tensor。当value与目标Tensor形状一致时，最终数据效果等价于全量assemble。",
+           "Assigning the whole Tensor with an empty slice amounts to moving value into the target Tensor "
+           "(move), the usual way to hand a result to an output Tensor. When value has the target's shape, the "
+           "data equal a full assemble.",
+           "SI-GAP-MOVE (setitem.conflict.1) admits exactly its readings' arrays, not any outcome: refused, v "
+           "moved in (the target becomes v), or v assembled at the origin where it fits; a v of another ndim "
+           "is this conflict too (SI-VAL-T's region is the whole target)."),
     Reread("set_.raises.1", "TypeError - 入参类型不符合要求，或入参个数不匹配。",
            "TypeError - an argument's type does not meet the requirements, or the number of arguments matches "
            "none.",

@@ -121,6 +121,29 @@ def tensor_view(draw):
 
 
 @st.composite
+def tensor_view_offset(draw):
+    """The source tensor is itself a view at a non-zero offset of its storage, with the view arguments and
+    without: storage_offset is absolute in the storage (oracle/set_.py), so an implementation that adds it to
+    the source's own offset shows."""
+    target = _target(draw)
+    dt = dtype_name(target.dtype)
+    own = ints(draw, 1, 3)
+    params = {"source_kind": "tensor", "probe": _probe(dt)}
+    reach = 0
+    if coin(draw):
+        size, stride = _view(draw)
+        offset = ints(draw, 0, 4)
+        reach = max(needed(offset, size, stride), offset)
+        params.update({"storage_offset": offset, "size": size, "stride": stride})
+        note = f"source at offset {own}, storage_offset {offset}"
+    else:
+        note = f"source at offset {own}, no view arguments"
+    length = max(reach, own + 1) + ints(draw, 0, 3)
+    params["source_view"] = {"offset": own, "size": [length - own], "stride": [1]}
+    return _case(target, params, note, array_of(draw, dt, (length,)))
+
+
+@st.composite
 def tensor(draw):
     target = _target(draw)
     dt = dtype_name(target.dtype)
@@ -394,7 +417,7 @@ FAMILIES = {
     "negsize": negative_size(), "negstride": negative_stride(), "rank": rank_mismatch(),
     "maxdim": too_many_dims(), "noncontig": noncontiguous_source(), "dtype": dtype_differs(),
     "device": other_device(),
-    "boundary": set_boundary(),
+    "boundary": set_boundary(), "tensor_view_offset": tensor_view_offset(),
 }
 CORPUS_DRAWS = {"storage_view": 60, "tensor": 50, "tensor_view": 50}      # the wide families
 
