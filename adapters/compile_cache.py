@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import threading
 
+from . import folders
+
 ENV = "CONFORM_COMPILE_CACHE"                   # the user's: the root folder, or "off"
 FOLDER_ENV = "CONFORM_COMPILE_CACHE_FOLDER"     # the harness's to one worker: that adapter's own folder
 
@@ -105,16 +107,6 @@ def _inventory(path: str) -> dict:
     return out
 
 
-def _empty(path: str) -> None:
-    import shutil
-    for n in os.listdir(path):
-        p = os.path.join(path, n)
-        if os.path.isdir(p) and not os.path.islink(p):
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            os.unlink(p)
-
-
 _held = {}          # folder -> [lock fd, users in this process]
 _claim_lock = threading.Lock()
 
@@ -146,7 +138,7 @@ def claim(path: str) -> str:
                 note = (f"the kept compile cache {path} " + ("had no seal (its last run did not finish)" if sealed is None
                         else f"changed since its last run sealed it ({len(changed)} entries, e.g. {changed[0]})")
                         + ": discarded, compiling anew")
-                _empty(path)
+                folders.empty(path)
             if os.path.exists(seal):
                 os.unlink(seal)         # in use: a run killed from now on leaves no seal
             fcntl.flock(fd, fcntl.LOCK_SH)

@@ -41,7 +41,7 @@ from typing import Optional, Protocol
 
 from contract.vocabulary import name_problem
 
-from . import compile_cache, proctree, sandbox, threads, wire
+from . import compile_cache, folders, proctree, sandbox, threads, wire
 from .base import CRASHED, RAISED, TIMED_OUT, Outcome, clean_text
 from .environments import is_this_interpreter
 from .registry import AdapterError, AdapterInfo, load, resolve
@@ -778,35 +778,11 @@ def _killpg(pgid):
 
 
 def _empty_folder(path):
-    """`path` made an empty folder of mode 0700, whatever a candidate left in it or in its place (links are
-    removed, never followed; folders it made unreadable are opened up first)."""
-    def unlock(func, where, exc):
-        try:
-            os.chmod(os.path.dirname(where), 0o700)
-            if os.path.isdir(where) and not os.path.islink(where):
-                os.chmod(where, 0o700)
-                shutil.rmtree(where, onerror=unlock_twice)
-            else:
-                os.unlink(where)
-        except OSError:
-            pass
-
-    def unlock_twice(func, where, exc):
-        try:
-            os.chmod(where, 0o700)
-            func(where)
-        except OSError:
-            pass
+    """`path` made an empty folder of mode 0700, whatever a candidate left in it or in its place."""
     if os.path.isdir(path) and not os.path.islink(path):
-        os.chmod(path, 0o700)
-        for entry in os.listdir(path):
-            where = os.path.join(path, entry)
-            if os.path.isdir(where) and not os.path.islink(where):
-                shutil.rmtree(where, onerror=unlock)
-            else:
-                os.unlink(where)
-        if os.listdir(path):
-            raise AdapterError(f"cannot empty the worker's scratch folder {path}: {os.listdir(path)[:3]} remain")
+        left = folders.empty(path)
+        if left:
+            raise AdapterError(f"cannot empty the worker's scratch folder {path}: {left[:3]} remain")
     _ensure_folder(path)
 
 

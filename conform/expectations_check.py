@@ -20,14 +20,23 @@ SHOWN = 5       # case ids printed per line, and unlisted divergences printed in
 def register(subparsers):
     p = subparsers.add_parser("expectations", help="check an expectations file against a results file")
     sub = p.add_subparsers(dest="expectations_command", required=True)
-    c = sub.add_parser("check", help="which lines match which cases, which match nothing, which divergences stay unlisted")
-    c.add_argument("file", metavar="FILE", help="the expectations file (docs/EXPECTATIONS.md)")
-    c.add_argument("results", metavar="RESULTS", help="a results.jsonl (conform run or certify), or a history "
-                   "store (conform history add): then per release, and which lines no release needs any more")
-    c.add_argument("--adapter", metavar="NAME", help="the adapter whose records are checked (needed when the "
-                   "results hold several)")
-    c.set_defaults(func=cmd_check)
+    results_command(sub, "check", "which lines match which cases, which match nothing, which divergences stay "
+                    "unlisted", "a results.jsonl (conform run or certify), or a history store (conform history "
+                    "add): then per release, and which lines no release needs any more", "checked", cmd_check,
+                    file_help="the expectations file (docs/EXPECTATIONS.md)")
     return sub      # `expectations draft` registers itself beside (conform/cli.py)
+
+
+def results_command(sub, name, help, results_help, what, func, file_help=None):
+    """`conform expectations NAME [FILE] RESULTS [--adapter NAME]`: the parser, for more options."""
+    p = sub.add_parser(name, help=help)
+    if file_help:
+        p.add_argument("file", metavar="FILE", help=file_help)
+    p.add_argument("results", metavar="RESULTS", help=results_help)
+    p.add_argument("--adapter", metavar="NAME", help=f"the adapter whose records are {what} (needed when the "
+                   "results hold several)")
+    p.set_defaults(func=func)
+    return p
 
 
 def check(path, results, adapter=None) -> dict:

@@ -18,15 +18,14 @@ from collections import defaultdict
 
 from contract.vocabulary import EXIT_OK
 
+from .expectations_check import results_command
+
 
 def register(sub) -> None:
-    d = sub.add_parser("draft", help="propose the lines that list every unlisted divergence, one per cause")
-    d.add_argument("results", metavar="RESULTS", help="a results.jsonl (conform run or certify)")
+    d = results_command(sub, "draft", "propose the lines that list every unlisted divergence, one per cause",
+                        "a results.jsonl (conform run or certify)", "drafted", cmd_draft)
     d.add_argument("--file", metavar="FILE", help="an expectations file whose lines are taken as written: only "
                    "the divergences it leaves unlisted are drafted")
-    d.add_argument("--adapter", metavar="NAME", help="the adapter whose records are drafted (needed when the "
-                   "results hold several)")
-    d.set_defaults(func=cmd_draft)
 
 
 def glob_of(op, verdict, clause, dtypes) -> str:

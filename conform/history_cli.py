@@ -72,21 +72,25 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_bisect)
 
 
-def _store(path):
-    from conform.history_store import HistoryError, open_store
-    try:
-        return open_store(path)
-    except HistoryError as e:
-        print(f"conform: error: {e}", file=sys.stderr)
-        return None
+def _with_store(command):
+    """`command(args, db)` run with the history store --db names open; exit 3 after one message where it
+    cannot be opened."""
+    def run(args) -> int:
+        from conform.history_store import HistoryError, open_store
+        try:
+            db = open_store(args.db)
+        except HistoryError as e:
+            print(f"conform: error: {e}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return command(args, db)
+    run.__name__ = command.__name__
+    return run
 
 
-def cmd_add(args) -> int:
+@_with_store
+def cmd_add(args, db) -> int:
     from contract.inputfile import InputFileError
     from conform.history_store import HistoryError, add_files
-    db = _store(args.db)
-    if db is None:
-        return EXIT_BAD_INPUT
     try:
         for path, r in add_files(db, args.results):
             print(f"{path}: {r['runs']} run(s), {r['cases']} cases added"
@@ -97,11 +101,9 @@ def cmd_add(args) -> int:
     return EXIT_OK
 
 
-def cmd_rejudge(args) -> int:
+@_with_store
+def cmd_rejudge(args, db) -> int:
     from conform.history_store import rejudge
-    db = _store(args.db)
-    if db is None:
-        return EXIT_BAD_INPUT
     r = rejudge(db)
     rate = f"{r['seconds'] / r['records'] * 1e5:.1f} s per 100k records" if r["records"] else ""
     print(f"{r['records']} records: {r['rejudged']} re-judged by oracle {r['oracle']}, {r['changed']} changed verdict, "
@@ -109,12 +111,10 @@ def cmd_rejudge(args) -> int:
     return EXIT_OK
 
 
-def cmd_report(args) -> int:
+@_with_store
+def cmd_report(args, db) -> int:
     from reports.history import write
     from conform.history_store import analyses
-    db = _store(args.db)
-    if db is None:
-        return EXIT_BAD_INPUT
     found = analyses(db)
     path = write(found, args.out)
     for a in found:
@@ -159,9 +159,6 @@ def cmd_sweep(args) -> int:
     from conform import runner
     from conform.history_store import HistoryError, add, analyses
     from reports.history import write
-    db = _store(args.db)
-    if db is None:
-        return EXIT_BAD_INPUT
     table = R.declared()
     names = args.adapter or sorted(table)
     try:

@@ -20,6 +20,15 @@ from boundary_adapters import MARK_ENV, MEMFD_ENV
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def run_cases(spec, *labels, **options) -> list:
+    """The outcomes of clip cases with these labels, run in order by one worker handle of `spec`."""
+    h = pool.WorkerHandle(spec, **options)
+    try:
+        return [h.run(clip_case(label)) for label in labels]
+    finally:
+        h.close()
+
+
 @pytest.fixture
 def mark(tmp_path, monkeypatch):
     path = tmp_path / "escaped.txt"        # outside every folder a sandboxed worker may write
@@ -82,12 +91,7 @@ def test_memory_held_in_memfds_counts_against_the_workers_limit(monkeypatch, lab
     """900 MB in memfds under a 256 MB limit: the worker is killed, as for resident memory."""
     monkeypatch.setattr(pool, "RSS_LIMIT_MB", 256)
     monkeypatch.setenv(MEMFD_ENV, "900")
-    h = pool.WorkerHandle("boundary_adapters:MemfdHoarder")
-    try:
-        out = h.run(clip_case(label))
-        after = h.run(clip_case("ok"))
-    finally:
-        h.close()
+    out, after = run_cases("boundary_adapters:MemfdHoarder", label, "ok")
     assert out.kind == "crashed" and "passed the limit of 256 MB" in out.message, (
         f"actual: {out.kind}: {out.message!r} {out.stderr[-300:]!r}; expected: killed for the memory it held")
     assert after.kind == "returned", after.message
@@ -99,11 +103,7 @@ def test_a_system_v_segment_is_refused_in_the_sandbox(monkeypatch):
     if shutil.which("bwrap") is None or sandbox.mode()[0] != "bubblewrap":
         pytest.skip("bubblewrap is not installed: workers run in mode none (docs/CERTIFY.md, Isolation and limits)")
     monkeypatch.setenv(MEMFD_ENV, "300")
-    h = pool.WorkerHandle("boundary_adapters:MemfdHoarder")
-    try:
-        out = h.run(clip_case("sysv"))
-    finally:
-        h.close()
+    out, = run_cases("boundary_adapters:MemfdHoarder", "sysv")
     assert out.kind == "returned" and "refused shmget" in out.stderr, (
         f"actual: {out.kind}: {out.stderr!r}; expected: shmget refused")
 
@@ -137,9 +137,5 @@ def test_a_cache_folder_torch_set_in_the_harness_does_not_stop_a_worker(monkeypa
     """torch sets TORCHINDUCTOR_CACHE_DIR=/tmp/torchinductor_<user> in a process that compiled in-process (as
     a pytest process does); a worker, whose /tmp is its own and read-only, then failed to start torch."""
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_conform_test")
-    h = pool.WorkerHandle("torch")
-    try:
-        out = h.run(clip_case("ok"))
-    finally:
-        h.close()
+    out, = run_cases("torch", "ok")
     assert out.kind in ("returned", "raised"), f"actual: {out.kind}: {out.message}"
