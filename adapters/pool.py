@@ -249,7 +249,8 @@ class WorkerHandle:
             err = AdapterError(f"adapter {self.spec!r}: {problem}")
             err.reason = problem
             raise err
-        writable = (self._scratch, *sandbox.writable_folders(os.environ))
+        cache = self._cache     # its own, kept between runs; none for the rest
+        writable = (self._scratch, *sandbox.writable_folders(os.environ), *([cache] if cache else []))
         import_path = _worker_path(self.python)
         _refuse_writable_imports(self.spec, import_path, writable)
         to_w, from_c = os.pipe()
@@ -264,20 +265,17 @@ class WorkerHandle:
         # torch.compile in-process: /tmp/torchinductor_<user>); a worker may write no such folder, so it gets
         # the variable only where it may write, and inductor otherwise defaults under its own TMPDIR
         where = env.get(INDUCTOR_CACHE_ENV, "")
-        if where and not any(os.path.commonpath([os.path.realpath(where), os.path.realpath(w)]) == os.path.realpath(w)
-                             for w in writable):
+        if where and not any(_inside(where, w) for w in writable):
             del env[INDUCTOR_CACHE_ENV]
         env["PYTHONPATH"] = os.pathsep.join(import_path)
         env.setdefault("PYTHONFAULTHANDLER", "1")
         # Tells an adapter its fd 2 is already captured per case (a crash report then survives).
         env["CONFORM_WORKER"] = "1"
         env["TMPDIR"] = self._scratch       # the one folder (with its work/) a sandboxed worker may write
-        cache = self._cache     # its own, kept between runs; none for the rest
         env.pop(compile_cache.ENV, None)
         env.pop(compile_cache.FOLDER_ENV, None)
         if cache:
             env[compile_cache.FOLDER_ENV] = cache
-            _refuse_writable_imports(self.spec, import_path, (cache,))
         # The keeper forks the worker with these arguments and takes down whatever it leaves behind.  Safe path
         # mode (-P, Python 3.11+) besides the read-only working directory: nothing but PYTHONPATH and the
         # installation is on its import path.
@@ -809,12 +807,11 @@ def _refuse_writable_imports(spec, path, writable) -> None:
     identifiers: ~/.cache in the entry ~ is no module name), or the candidate could plant code the next keeper
     imports."""
     for folder in writable:
-        top = os.path.realpath(folder)
         for entry in path:
-            real = os.path.realpath(entry)
-            inside = os.path.commonpath([real, top]) == top
-            below = os.path.commonpath([real, top]) == real and \
-                all(part.isidentifier() for part in os.path.relpath(top, real).split(os.sep) if part != ".")
+            inside = _inside(entry, folder)
+            below = _inside(folder, entry) and all(
+                part.isidentifier() for part in os.path.relpath(os.path.realpath(folder), os.path.realpath(entry))
+                .split(os.sep) if part != ".")
             if inside or below:
                 err = AdapterError(
                     f"adapter {spec!r}: the worker may write {folder} ({sandbox.WRITABLE_ENV} or its compile "
@@ -822,6 +819,12 @@ def _refuse_writable_imports(spec, path, writable) -> None:
                     f"{entry}: code planted there would run outside the sandbox; take one off the other")
                 err.reason = f"the import path entry {entry} and the writable folder {folder} overlap"
                 raise err
+
+
+def _inside(path, folder) -> bool:
+    """Whether `path` is `folder` or lies in it, links resolved."""
+    folder = os.path.realpath(folder)
+    return os.path.commonpath([os.path.realpath(path), folder]) == folder
 
 
 def _ensure_folder(path):
