@@ -66,7 +66,8 @@ class _Call:
 def _computable(c) -> bool:
     """SC-RULE gives a value (the natural one where a gap is open): equal ndims, a dim of self, integer index."""
     ndims = {c.self_.ndim, c.index.ndim} | (set() if c.src is None else {c.src.ndim})
-    return len(ndims) == 1 and c.dim is not None and is_int(c.index.dtype)
+    return (len(ndims) == 1 and c.dim is not None and is_int(c.index.dtype)
+            and all(i <= s for d, (i, s) in enumerate(zip(c.index.shape, c.self_.shape)) if d != c.dim))
 
 
 def _dim_of(dim, ndim):
@@ -95,11 +96,13 @@ def _check_size_src(c, op):
 
 
 def _check_size_self(c, op):
-    # SC-SIZE-SELF: "for all dimensions d != dim": decided where dim names an axis of self
+    # SC-SIZE-SELF: "除了在dim维度上,index.size(d) <= self.size(d)." (in every dim but dim, index.size(d) <=
+    # self.size(d)) names no consequence, unlike the src sentence before it ("否则索引越界"): a precondition, and
+    # SC-RULE gives no value for a position outside self -- open, not an error.  Decided where dim names an axis
     if c.dim is not None and any(i > s for d, (i, s) in enumerate(zip(c.index.shape, c.self_.shape))
                                  if d != c.dim):
-        op.error("SC-SIZE-SELF", None, f"index shape {list(c.index.shape)} exceeds self {list(c.self_.shape)} "
-                                       f"off dim {c.dim}")
+        op.note("SC-SIZE-SELF", f"index shape {list(c.index.shape)} exceeds self {list(c.self_.shape)} "
+                                f"off dim {c.dim}")
 
 
 def _check_index_dtype(c, op):
@@ -433,7 +436,8 @@ SPEC = OpSpec(
          "every index value is in [0, self.size(dim) - 1], else the call raises (no class is named: the "
          "transcript's RuntimeError is raised for repeated in-range indices)"),
         ("SC-SIZE-SRC", "err", _SUPPLEMENT, "index.size(d) <= src.size(d) for every d"),
-        ("SC-SIZE-SELF", "err", _SUPPLEMENT, "index.size(d) <= self.size(d) for every d != dim"),
+        ("SC-SIZE-SELF", "uns", _SUPPLEMENT, "index.size(d) <= self.size(d) for every d != dim (no consequence "
+                                             "named)"),
         ("SC-DUP", "uns", _SUPPLEMENT, "index values along dim must not repeat; the winner of a collision is not "
                                        "defined"),
         ("SC-INPLACE", "sem", "Reference links (the two signatures)", "scatter_ writes into self; scatter returns a new tensor"),

@@ -192,3 +192,13 @@ def test_clip_and_setitem_run_their_checks_as_independent_units(op, inputs, para
     finally:
         errors._SHUFFLE = saved
     assert max(counting.sizes, default=0) >= 3, counting.sizes
+
+
+def test_an_index_longer_than_self_off_dim_is_a_precondition_not_an_error():
+    """scatter.sup.6: "除了在dim维度上,index.size(d) <= self.size(d)." names no consequence (the src sentence
+    before it says "否则索引越界"): unsupported, any outcome but a crash, not a documented error."""
+    from contract.case import Case
+    case = Case(op="scatter", inputs={"input": np.zeros((2, 2), F32), "index": np.zeros((1, 3), np.int64),
+                                      "src": np.ones((1, 3), F32)}, params={"dim": 0})
+    exp = oracle.expect(case)
+    assert (exp.kind, exp.clauses[0]) == ("unspecified", "SC-SIZE-SELF"), exp.summary()

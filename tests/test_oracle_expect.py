@@ -82,8 +82,6 @@ ERRORS = [  # (case, clause, documented class)
     (C("scatter", {"input": Z44, "index": np.array([[-1]], I64), "src": Z44}, dim=1), "SC-RANGE", None),
     (C("scatter", {"input": Z44, "index": np.zeros((1, 3), I64), "src": np.ones((1, 2), F32)}, dim=0),
      "SC-SIZE-SRC", None),
-    (C("scatter", {"input": np.zeros((2, 2), F32), "index": np.zeros((1, 3), I64), "src": np.ones((1, 3), F32)},
-       dim=0), "SC-SIZE-SELF", None),
     (C("scatter_nd_add", {"x": np.zeros(3, F32), "indices": np.array([[1]], np.int16),
                           "updates": np.ones(1, F32)}), "SNA-IDX-DTYPE", "TypeError"),
     (C("scatter_nd_add", {"x": np.zeros(3, F32), "indices": np.array([[1]], I32),

@@ -51,7 +51,8 @@ READING = Reading(
                  "In every dim, index may not be longer than src; otherwise the index is out of bounds (no class "
                  "named).", ("SC-SIZE-SRC",)),
         Sentence("scatter.sup.6", _SUP, RULE,
-                 "In every dim other than dim, index.size(d) is at most self.size(d) (no consequence is named).",
+                 "In every dim other than dim, index.size(d) is at most self.size(d) (no consequence is named, "
+                 "unlike the src sentence before it: a precondition, not an error; read as written).",
                  ("SC-SIZE-SELF",)),
         Sentence("scatter.sup.7", _SUP, NOTE,
                  "The author adds that, since values along dim cannot repeat, index.size(dim) <= self.size(dim) "

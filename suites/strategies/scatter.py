@@ -334,8 +334,6 @@ def error_cases():
         error_case(OP, "SC-RANGE", None, "index 2**32 (wraps to 0 in 32 bits)",
                    {**base, "index": np.array([[0, 1, 2, 0, 2**32], [2, 0, 0, 1, 2]], I64)}, p),
         error_case(OP, "SC-SIZE-SRC", None, "index 2x5, src 2x4", {**base, "src": src[:, :4]}, p),
-        error_case(OP, "SC-SIZE-SELF", None, "index 2x6, self 3x5 (dim 0)",
-                   {**base, "index": np.zeros((2, 6), I64), "src": np.ones((2, 6), F32)}, p),
     ]
 
 
