@@ -289,3 +289,52 @@ def test_numpy_1_26_runs_the_adapter_not_its_copy_keyword(small):
     assert any(x["verdict"] == "pass" for x in recs)
     # bool is not applicable there because numpy 1.26 has no numpy.bool, and the reason says so
     assert all("float16 or bfloat16" not in x["outcome"] for x in recs)
+
+
+def test_rejudge_with_the_same_oracle_changes_no_verdict_of_a_raised_pass(tmp_path):
+    """A passing record keeps no `error` field: its class is read from the outcome, or every documented error
+    an implementation raised would be judged a wrong class on re-judging (the oracle's own run included)."""
+    header, cases = _corpus_cases()
+    chosen = [c for c in cases if c["origin"] == "error-case" or c["op"] == "set_"][:80]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({**header, "cases": len(chosen)}) + "\n"
+                      + "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in chosen))
+    r = conform("run", "--adapter", "oracle", "--corpus", str(corpus), "--out", str(tmp_path / "out"),
+                "--jobs", "1", "--no-layouts", "--no-report")
+    assert r.returncode == 0, r.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    raised = [x for x in records if x.get("record") == "case" and x["outcome"].startswith("raised ")]
+    assert raised and all(x["verdict"] == "pass" and "error" not in x for x in raised)
+    db = tmp_path / "h.db"
+    assert conform("history", "add", str(tmp_path / "out" / "results.jsonl"), "--db", str(db)).returncode == 0
+    r = conform("history", "rejudge", "--db", str(db))
+    assert r.returncode == 0 and ", 0 changed verdict" in r.stdout, r.stdout + r.stderr
+
+
+def test_rejudge_judges_a_return_whose_values_were_not_kept_where_the_answer_needs_none(tmp_path):
+    """An extension (or a missing error) keeps no values; a changed oracle that makes the call unsupported (or an
+    error) still decides it: the stored verdict is judged again, not kept."""
+    from contract.results import read_case
+    from oracle.expect import expect
+    header, cases = _corpus_cases()
+    open_ = [c for c in cases if c["op"] == "clip" and expect(read_case({"case": c})).kind == "unspecified"][:15]
+    assert open_, "the shipped corpus has no clip case the documents leave open"
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({**header, "cases": len(open_)}) + "\n"
+                      + "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in open_))
+    r = conform("run", "--adapter", ADAPTER, "--corpus", str(corpus), "--out", str(tmp_path / "out"),
+                "--jobs", "1", "--no-layouts", "--no-report")
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    db = tmp_path / "h.db"
+    assert conform("history", "add", str(tmp_path / "out" / "results.jsonl"), "--db", str(db)).returncode == 0
+    con = sqlite3.connect(db)
+    ext = [cid for cid, text in con.execute("select case_id, record from cases where verdict = 'extension'")
+           if "actual_values" not in json.loads(text)]
+    assert ext, "no extension without kept values to re-judge"
+    with con:       # as a stored verdict of an oracle that answered otherwise
+        con.executemany("update cases set verdict = 'pass' where case_id = ?", [(c,) for c in ext])
+    r = conform("history", "rejudge", "--db", str(db))
+    assert f", {len(ext)} changed verdict" in r.stdout, r.stdout + r.stderr
+    assert {v for (v,) in con.execute("select verdict from cases")} >= {"extension"}
+    assert not con.execute("select 1 from cases where verdict = 'pass' and case_id in (%s)"
+                           % ",".join("?" * len(ext)), ext).fetchall()
