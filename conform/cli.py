@@ -93,7 +93,8 @@ def build_parser():
                    help="run adapter NAME (or the one adapter of package NAME: numpy=2.0.2) on that release, in an "
                         "environment made on demand and cached (docs/HISTORY.md); repeatable for several adapters")
     p.add_argument("--any-release", action="store_true",
-                   help="let --release run a release the adapter does not declare (recorded as unlisted)")
+                   help="let --release run a release the adapter does not declare (recorded as unlisted), or a "
+                        "pinned adapter run the release its --python environment holds (recorded as unpinned)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("adapters", help="list adapters with availability, versions and reasons")
@@ -217,6 +218,9 @@ def cmd_run(args) -> int:
         pythons = release_pythons(args.release, args.any_release, specs, pythons)
         if isinstance(pythons, int):
             return pythons
+    elif args.any_release:
+        from adapters.pinned import ANY_RELEASE
+        os.environ[ANY_RELEASE] = "1"   # an environment of one's own (--python NAME=PATH) on another release
     chosen = _expectations(args.expectations, specs)
     if isinstance(chosen, int):
         return chosen
