@@ -25,13 +25,13 @@ import sys
 import time
 
 from .base import CRASHED, RAISED, TIMED_OUT, Adapter, Outcome
-from .convert import to_torch
+from .torch_adapter import to_torch
 from .mapping import OpMap, native_name, unmapped
 from .pypto_runtime import calculator, kernels, patches, readback
 from .pypto_runtime.capture import capture_output
 from .pypto_runtime.isolate import HangLimit, KeptChild
 
-EXECUTION = "pypto 0.2.0, tensor-graph interpreter on CPU"
+EXECUTION = f"pypto {patches.VERIFIED_VERSION}, tensor-graph interpreter on CPU"
 # The one table: each op pypto maps, with its native API; its row builds the kernel, which is both the call
 # and the repro (adapters/mapping.py).
 TABLE = {
