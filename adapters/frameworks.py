@@ -134,16 +134,19 @@ def pin(name: str) -> str:
     return FRAMEWORKS[name].pin
 
 
+def requirements(name: str) -> list:
+    """What installs framework `name`: its requirement lines, then those of the frameworks it uses."""
+    fw = FRAMEWORKS[name]
+    return fw.requirements() + [r for u in fw.uses for r in requirements(u)]
+
+
 def environment_requirements(environment: str = MAIN) -> list:
     """The requirement lines of every framework that runs in `environment` (a folder, "" for the main one),
-    with those of the frameworks they use, each once."""
+    each once."""
     out = []
     for fw in FRAMEWORKS.values():
-        if fw.environment != environment:
-            continue
-        for line in fw.requirements() + [r for u in fw.uses for r in FRAMEWORKS[u].requirements()]:
-            if line not in out:
-                out.append(line)
+        if fw.environment == environment:
+            out += [line for line in requirements(fw.name) if line not in out]
     return out
 
 

@@ -24,6 +24,7 @@ import importlib.util
 import sys
 import time
 
+from . import frameworks
 from .base import CRASHED, RAISED, TIMED_OUT, Adapter, Outcome
 from .torch_adapter import to_torch
 from .mapping import OpMap, native_name, unmapped
@@ -71,7 +72,8 @@ class PyptoAdapter(Adapter):
     def available(self) -> tuple:
         for pkg in ("pypto", "torch", "sympy"):      # pypto imports torch and sympy but declares neither
             if importlib.util.find_spec(pkg) is None:
-                return False, f"package {pkg!r} is not installed (pip install 'tensor-conformance[pypto]')"
+                need = " ".join(f"'{r}'" for r in frameworks.requirements("pypto"))
+                return False, f"package {pkg!r} is not installed (pip install {need})"
         problem = patches.version_problem(self._checked_version)
         if problem:
             return False, problem
