@@ -11,12 +11,12 @@ docs' adapter table to it.  Adding a framework is its adapter module, this file 
 (tests/test_adding_a_framework.py does it).
 
 This module imports nothing outside the standard library, so that scripts/setup.sh can run it with the
-machine's own python3 before any environment exists:
+machine's own python3 before any environment exists (-I: not the script's folder on sys.path either):
 
-    python3 adapters/frameworks.py environments            # NAME FOLDER, one environment a line
-    python3 adapters/frameworks.py requirements [NAME]     # pip requirement lines ("" or none: the main one)
-    python3 adapters/frameworks.py ci-tests NAME           # the test files CI runs in NAME's environment
-    python3 adapters/frameworks.py pins                    # DISTRIBUTION==PIN, one a line
+    python3 -I adapters/frameworks.py environments         # NAME FOLDER, one environment a line
+    python3 -I adapters/frameworks.py requirements [NAME]  # pip requirement lines ("" or none: the main one)
+    python3 -I adapters/frameworks.py ci-tests NAME        # the test files CI runs in NAME's environment
+    python3 -I adapters/frameworks.py pins                 # DISTRIBUTION==PIN, one a line
 """
 from __future__ import annotations
 

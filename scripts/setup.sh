@@ -16,7 +16,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 # An environment's requirement lines, from the declarations ("" for the main environment), into REQS.
 requirements() {    # NAME
     local lines
-    lines=$("$PY" adapters/frameworks.py requirements "$1")
+    lines=$("$PY" -I adapters/frameworks.py requirements "$1")
     REQS=()
     [ -z "$lines" ] || mapfile -t REQS <<<"$lines"
 }
@@ -65,7 +65,7 @@ uv_install() {      # VENV NAME
 }
 
 # NAME FOLDER of each framework's own environment
-ENVIRONMENTS=$("$PY" adapters/frameworks.py environments)
+ENVIRONMENTS=$("$PY" -I adapters/frameworks.py environments)
 
 if [ -n "${SETUP_ONLY:-}" ]; then
     folder=$(awk -v n="$SETUP_ONLY" '$1 == n { print $2 }' <<<"$ENVIRONMENTS")
@@ -82,12 +82,8 @@ fi
 venv .venv
 requirements ""
 say "installing tensor-conformance into .venv on NumPy 2 (${REQS[*]})"
-# numpy>=2 also moves a .venv made before the main environment left NumPy 1 (and mindspore) behind.
+# numpy>=2 also moves a .venv made before the main environment left NumPy 1 behind.
 pip_install .venv -e '.[main]' 'numpy>=2,<3' "${REQS[@]}"
-if .venv/bin/python -m pip show -q mindspore >/dev/null 2>&1; then
-    say "removing mindspore from .venv (it runs in .venv-mindspore now)"
-    .venv/bin/python -m pip uninstall -q -y mindspore >/dev/null
-fi
 
 while read -r name folder; do
     [ -z "$name" ] || uv_install "$folder" "$name" </dev/null
