@@ -1,11 +1,11 @@
-"""NumPy <-> torch / mindspore conversion, exact for every dtype the suite knows.
+"""What every framework's conversion shares: how inputs are built, bf16, read-back limits, call arguments.
 
-bf16 goes through its raw 16 bits (an int16 view on both sides): a detour
-through float32 would be exact for ordinary values but is allowed to quiet or
-rewrite NaN payloads, and the suite compares bit for bit.  Every conversion
-copies: case arrays are read-only and a framework may write into a buffer it
-shares with NumPy.  By default a tensor is built the way the framework's
-documentation shows users building one (see `building`).
+Each framework's own NumPy <-> tensor converters live in its adapter module, exact for every dtype the suite
+knows: bf16 goes through its raw 16 bits (an int16 view on both sides), since a detour through float32 would be
+exact for ordinary values but is allowed to quiet or rewrite NaN payloads, and the suite compares bit for bit.
+Every conversion copies: case arrays are read-only and a framework may write into a buffer it shares with
+NumPy.  By default a tensor is built the way the framework's documentation shows users building one (see
+`building`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
-from . import layouts
 
 
 # How inputs are built (docs/CLI.md, --construction-check).  The first of an adapter's `constructions` is
@@ -37,70 +36,13 @@ def building(how: str):
         _BUILD.reset(token)
 
 
+def way() -> str:
+    """How inputs made now are built (TENSOR or FROM_NUMPY): each framework's converter asks."""
+    return _BUILD.get()
+
+
 def is_bf16(a) -> bool:
     return np.asarray(a).dtype == BFLOAT16
-
-
-# ---- torch ------------------------------------------------------------------------------
-
-def torch_dtype(name: str):
-    import torch
-    return getattr(torch, name)          # the suite's dtype names are torch's attribute names
-
-
-def to_torch(a: np.ndarray):
-    import torch
-    a = np.asarray(a)
-    raw = a.view(np.int16) if is_bf16(a) else a
-    # torch.tensor copies into memory torch allocates, as torch's docs show; from_numpy borrows NumPy's.
-    t = torch.from_numpy(raw.copy()) if _BUILD.get() == FROM_NUMPY else torch.tensor(raw)
-    return t.view(torch.bfloat16) if is_bf16(a) else t
-
-
-def torch_laid(p):
-    """The tensor of layout Plan `p` (adapters/layouts.py), made by torch's own view ops over a tensor
-    built from the plan's base; refused (LayoutError) unless torch reports the layout claimed."""
-    return layouts.view_of(to_torch(p.base), p)
-
-
-def from_torch(t) -> np.ndarray:
-    import torch
-    t = t.detach()
-    if t.dtype == torch.bfloat16:
-        return t.contiguous().view(torch.int16).numpy().view(BFLOAT16).copy()
-    return t.numpy().copy()
-
-
-# ---- mindspore --------------------------------------------------------------------------
-
-_MS_NAMES = {"bool": "bool_", "bfloat16": "bfloat16"}
-
-
-def ms_dtype(name: str):
-    import mindspore as ms
-    return getattr(ms, _MS_NAMES.get(name, name))
-
-
-def to_ms(a: np.ndarray):
-    import mindspore as ms
-    a = np.asarray(a)
-    raw = a.view(np.int16) if is_bf16(a) else a
-    # Tensor(ndarray) copies, as mindspore's docs show; Tensor.from_numpy shares the array's memory.
-    t = ms.Tensor.from_numpy(raw.copy()) if _BUILD.get() == FROM_NUMPY else ms.Tensor(raw.copy())
-    return t.view(ms.bfloat16) if is_bf16(a) else t
-
-
-def ms_laid(p):
-    """The tensor of layout Plan `p`, made by mindspore's own PyNative view ops (basic slicing, `view`,
-    `expand` give views with strides and a storage offset in 2.10); refused unless mindspore reports it."""
-    return layouts.view_of(to_ms(p.base), p)
-
-
-def from_ms(t) -> np.ndarray:
-    import mindspore as ms
-    if t.dtype == ms.bfloat16:
-        return t.contiguous().view(ms.int16).asnumpy().view(BFLOAT16).copy()
-    return np.array(t.asnumpy(), copy=True)
 
 
 # ---- reading back what a call left behind -------------------------------------------------

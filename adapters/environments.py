@@ -9,7 +9,8 @@ run under any interpreter that can import the adapter and the small worker side 
 1. the command line: `conform run --python NAME=PATH` (a relative PATH: from the working directory);
 2. `conform.toml` in the working directory, table `[python]`;
 3. `pyproject.toml` in the working directory, table `[tool.tensor-conformance.python]`;
-4. the environment `scripts/setup.sh` builds for that adapter, where it exists (its row in registry.SHIPPED);
+4. the environment `scripts/setup.sh` builds for that adapter, where it exists (its framework's declaration,
+   adapters/<name>_framework.toml);
 5. this interpreter.
 
 In the two files a relative PATH is taken from the file's folder.  docs/CLI.md documents the same.
@@ -31,7 +32,7 @@ except ImportError:         # Python 3.10
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The adapters whose pinned framework cannot share the main environment, and the folder (from the checkout's
-# root) of the environment scripts/setup.sh builds for each (adapters/registry.py, SHIPPED, says why).
+# root) of the environment scripts/setup.sh builds for each (adapters/<name>_framework.toml says why).
 ENVIRONMENTS = {name: row.environment for name, row in SHIPPED.items() if row.environment}
 
 CONFORM_TOML = "conform.toml"

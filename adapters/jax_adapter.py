@@ -36,11 +36,11 @@ import os
 
 import numpy as np
 
-from . import convert, execution, repro as R
+from . import convert, execution, frameworks, repro as R
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
-PIN = "0.10.2"
+PIN = frameworks.pin("jax")     # adapters/jax_framework.toml
 
 
 class JaxAdapter(FrameworkAdapter):

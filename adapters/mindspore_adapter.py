@@ -22,15 +22,48 @@ import tempfile
 
 import numpy as np
 
-from contract.dtypes import is_float, is_number, to_dtype
+from contract.dtypes import BFLOAT16, is_float, is_number, to_dtype
 
-from . import convert, execution, repro as R, threads
+from . import convert, execution, frameworks, layouts, repro as R, threads
 from .base import RETURNED, Outcome
-from .mapping import FrameworkAdapter, OpMap
-from .convert import from_ms, ms_dtype, to_ms
 from .layouts import LAYOUTS
+from .mapping import FrameworkAdapter, OpMap
 
-PIN = "2.10.0"
+PIN = frameworks.pin("mindspore")     # adapters/mindspore_framework.toml
+
+
+# NumPy <-> mindspore, exact for every dtype the suite knows (adapters/convert.py says how).
+
+_MS_NAMES = {"bool": "bool_", "bfloat16": "bfloat16"}
+
+
+def ms_dtype(name: str):
+    import mindspore as ms
+    return getattr(ms, _MS_NAMES.get(name, name))
+
+
+def to_ms(a: np.ndarray):
+    import mindspore as ms
+    a = np.asarray(a)
+    raw = a.view(np.int16) if convert.is_bf16(a) else a
+    # Tensor(ndarray) copies, as mindspore's docs show; Tensor.from_numpy shares the array's memory.
+    t = ms.Tensor.from_numpy(raw.copy()) if convert.way() == convert.FROM_NUMPY else ms.Tensor(raw.copy())
+    return t.view(ms.bfloat16) if convert.is_bf16(a) else t
+
+
+def ms_laid(p):
+    """The tensor of layout Plan `p`, made by mindspore's own PyNative view ops (basic slicing, `view`,
+    `expand` give views with strides and a storage offset in 2.10); refused unless mindspore reports it."""
+    return layouts.view_of(to_ms(p.base), p)
+
+
+def from_ms(t) -> np.ndarray:
+    import mindspore as ms
+    if t.dtype == ms.bfloat16:
+        return t.contiguous().view(ms.int16).asnumpy().view(BFLOAT16).copy()
+    return np.array(t.asnumpy(), copy=True)
+
+
 
 
 class MindsporeAdapter(FrameworkAdapter):
@@ -88,7 +121,7 @@ class MindsporeAdapter(FrameworkAdapter):
         return _tensor_maker(construction)
 
     def laid(self, plan):
-        return convert.ms_laid(plan)
+        return ms_laid(plan)
 
     def guard(self):
         self.framework()
@@ -331,7 +364,7 @@ TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
 
 
 def _tensor_maker(construction):
-    """The input expression, built as the adapter builds it (convert.to_ms): Tensor(ndarray) (the documented
+    """The input expression, built as the adapter builds it (to_ms): Tensor(ndarray) (the documented
     way), or Tensor.from_numpy for the from_numpy construction; bf16 through its raw 16 bits."""
     make = "Tensor.from_numpy" if construction == convert.FROM_NUMPY else "Tensor"
 

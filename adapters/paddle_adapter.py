@@ -37,11 +37,11 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
-from . import convert, repro as R, set_readback
+from . import convert, frameworks, repro as R, set_readback
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
-PIN = "3.3.1"
+PIN = frameworks.pin("paddle")     # adapters/paddle_framework.toml
 
 
 class PaddleAdapter(FrameworkAdapter):

@@ -13,7 +13,8 @@ ANY_RELEASE = "CONFORM_ANY_RELEASE"     # "1": run an unpinned release and recor
 class PinnedAdapter(Adapter):
     package = ""        # the import name, and the distribution's unless `distribution` says otherwise
     distribution = ""   # the distribution's name where it is not the import name (tensorflow-cpu)
-    pin = ""            # the release the adapter was verified against ("2.13.0" admits "2.13.0+cpu")
+    pin = ""            # the release the adapter was verified against (its framework's declaration, adapters/
+                        # <name>_framework.toml); a local build label is the same release ("1.2.3+cpu")
     where = ""          # how to get it, when not `pip install package==pin` in this environment
 
     def version(self) -> str:

@@ -24,14 +24,15 @@ import importlib.util
 import sys
 import time
 
+from . import frameworks
 from .base import CRASHED, RAISED, TIMED_OUT, Adapter, Outcome
-from .convert import to_torch
+from .torch_adapter import to_torch
 from .mapping import OpMap, native_name, unmapped
 from .pypto_runtime import calculator, kernels, patches, readback
 from .pypto_runtime.capture import capture_output
 from .pypto_runtime.isolate import HangLimit, KeptChild
 
-EXECUTION = "pypto 0.2.0, tensor-graph interpreter on CPU"
+EXECUTION = f"pypto {patches.VERIFIED_VERSION}, tensor-graph interpreter on CPU"
 # The one table: each op pypto maps, with its native API; its row builds the kernel, which is both the call
 # and the repro (adapters/mapping.py).
 TABLE = {
@@ -71,7 +72,8 @@ class PyptoAdapter(Adapter):
     def available(self) -> tuple:
         for pkg in ("pypto", "torch", "sympy"):      # pypto imports torch and sympy but declares neither
             if importlib.util.find_spec(pkg) is None:
-                return False, f"package {pkg!r} is not installed (pip install 'tensor-conformance[pypto]')"
+                need = " ".join(f"'{r}'" for r in frameworks.requirements("pypto"))
+                return False, f"package {pkg!r} is not installed (pip install {need})"
         problem = patches.version_problem(self._checked_version)
         if problem:
             return False, problem

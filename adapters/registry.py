@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from .base import Adapter
+from .frameworks import FRAMEWORKS
 
 GROUP = "tensor_conformance.adapters"
 
 @dataclass(frozen=True)
 class Shipped:
     """One shipped adapter: all the harness knows of it, decided here from the name it was given (never from what
-    a candidate says of itself)."""
+    a candidate says of itself).  A view of its framework's declaration (adapters/frameworks.py)."""
     target: str                     # module:Class, found from a plain checkout that was never pip-installed
     frameworks: tuple = ()          # the distributions it wraps, whose versions a certificate records
     environment: str = ""           # the environment scripts/setup.sh builds for its workers ("": the main one)
@@ -27,36 +28,19 @@ class Shipped:
     release_needs: tuple = ()       # what else a release's environment gets (pip requirement strings)
 
 
-_MS, _JAX, _TF, _PADDLE = ".venv-mindspore", ".venv-jax", ".venv-tensorflow", ".venv-paddle"
+def _rows() -> dict:
+    """The oracle (the harness's own), then every declared framework's adapters (adapters/frameworks.py)."""
+    rows = {"oracle": Shipped("adapters.oracle_adapter:OracleAdapter")}
+    for fw in FRAMEWORKS.values():
+        for a in fw.adapters:
+            rows[a.name] = Shipped(a.target, fw.distributions, fw.environment, a.twin, a.compile_cache, a.sampled,
+                                   fw.all_releases, fw.release_package if fw.releases else "", fw.release_needs)
+    return rows
 
-# The shipped adapters, one row each.  The environments: mindspore 2.10.0 is compiled against NumPy 1.x (under
-# NumPy 2 its first scalar op fails); jax pins NumPy and ml_dtypes on its own schedule; tensorflow-cpu and
-# paddlepaddle run on NumPy 2 but each brings its own protobuf/keras/grpcio (paddle an exact opt_einsum).
-SHIPPED = {
-    "oracle": Shipped("adapters.oracle_adapter:OracleAdapter"),
-    "torch": Shipped("adapters.torch_adapter:TorchAdapter", ("torch",)),
-    "torch-compile": Shipped("adapters.torch_adapter:TorchCompileAdapter", ("torch",), twin="torch",
-                             compile_cache=True, sampled=True),
-    "mindspore": Shipped("adapters.mindspore_adapter:MindsporeAdapter", ("mindspore",), _MS),
-    "mindspore-variants": Shipped("adapters.mindspore_adapter:MindsporeVariantAdapter", ("mindspore",), _MS),
-    "mindspore-graph": Shipped("adapters.mindspore_adapter:MindsporeGraphAdapter", ("mindspore",), _MS,
-                               twin="mindspore", sampled=True),
-    "pypto": Shipped("adapters.pypto_adapter:PyptoAdapter", ("pypto",)),
-    "jax": Shipped("adapters.jax_adapter:JaxAdapter", ("jax", "jaxlib"), _JAX, sampled=True),
-    "jax-jit": Shipped("adapters.jax_adapter:JaxJitAdapter", ("jax", "jaxlib"), _JAX, twin="jax", sampled=True),
-    # any array API namespace, named after the colon (a built-in name wins over module:Class in resolve())
-    # NumPy 1.26 -> 2.4: one release per minor series, the main environment's first (docs/HISTORY.md)
-    "array-api:numpy": Shipped("adapters.array_api_adapter:NumpyArrayApi",
-                               releases=("2.4.6", "2.3.5", "2.2.6", "2.1.3", "2.0.2", "1.26.4"),
-                               release_package="numpy", release_needs=("ml_dtypes>=0.5,<0.6",)),
-    "array-api:array_api_strict": Shipped("adapters.array_api_adapter:StrictArrayApi", ("array-api-strict",)),
-    "tensorflow": Shipped("adapters.tensorflow_adapter:TensorflowAdapter", ("tensorflow-cpu",), _TF, sampled=True),
-    "tensorflow-function": Shipped("adapters.tensorflow_adapter:TensorflowFunctionAdapter", ("tensorflow-cpu",), _TF,
-                                   twin="tensorflow", sampled=True),
-    "paddle": Shipped("adapters.paddle_adapter:PaddleAdapter", ("paddlepaddle",), _PADDLE, sampled=True),
-    "paddle-variants": Shipped("adapters.paddle_adapter:PaddleVariantAdapter", ("paddlepaddle",), _PADDLE,
-                               sampled=True),
-}
+
+# The shipped adapters, one row each, derived from the frameworks' declarations (adapters/<name>_framework.toml).
+# A built-in name wins over the module:Class reading in resolve(), since some hold a colon ("array-api:numpy").
+SHIPPED = _rows()
 
 # Views of the table, by what each reader asks.
 BUILTIN = {name: row.target for name, row in SHIPPED.items()}

@@ -1,7 +1,7 @@
 """Releases as data: an environment per (adapter, release), made on demand with uv and kept outside the checkout.
 
-A shipped adapter declares the releases it runs in its row of registry.SHIPPED (`releases`, its default pin
-first, of `release_package`, with `release_needs` beside it).  `conform run --release NAME=VERSION` (NAME the
+A shipped adapter's framework declares the releases it runs (adapters/<name>_framework.toml: `releases`, of
+`release_package`, with `release_needs` beside it; registry.SHIPPED's rows carry them, the default pin first).  `conform run --release NAME=VERSION` (NAME the
 adapter, or its release package when one adapter has it) asks `ensure()` for that release's interpreter and
 runs the adapter's worker there, as `--python NAME=PATH` would (adapters/environments.py).
 

@@ -40,11 +40,11 @@ import numpy as np
 
 from contract.dtypes import BFLOAT16
 
-from . import convert, execution, repro as R
+from . import convert, execution, frameworks, repro as R
 from .base import Outcome
 from .mapping import FrameworkAdapter, OpMap
 
-PIN = "2.21.0"
+PIN = frameworks.pin("tensorflow")     # adapters/tensorflow_framework.toml
 
 
 class TensorflowAdapter(FrameworkAdapter):

@@ -13,21 +13,25 @@ to its own defaults.
 from __future__ import annotations
 
 from . import settings
+from .frameworks import FRAMEWORKS
+
+
+# NumPy's BLAS, in every worker (the oracle's and each framework's); each framework declares its own
+# (adapters/<name>_framework.toml: `threads`, and `one_thread` for what only one thread turns off).
+NUMPY = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def variables(n: int = None) -> dict:
-    """The variables that cap the shipped frameworks' CPU thread pools at `n` threads ({} for 0)."""
+    """The variables that cap NumPy's and the declared frameworks' CPU thread pools at `n` threads ({} for 0)."""
     n = settings.WORKER_THREADS if n is None else n
     if not n:
         return {}
-    one = str(n)
-    return {
-        "OMP_NUM_THREADS": one, "MKL_NUM_THREADS": one, "OPENBLAS_NUM_THREADS": one,    # torch, paddle, NumPy's BLAS
-        "TF_NUM_INTRAOP_THREADS": one, "TF_NUM_INTEROP_THREADS": one,                   # tensorflow
-        "TORCHINDUCTOR_COMPILE_THREADS": one,       # torch.compile's C++ builds: in the worker, not a pool
-        # jax, and tensorflow's XLA (tf.function(jit_compile=True)): Eigen's pool off for one thread
-        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false" if n == 1 else "",
-    }
+    out = dict.fromkeys(NUMPY, str(n))
+    for fw in FRAMEWORKS.values():
+        out.update(dict.fromkeys(fw.threads, str(n)))
+        for name, value in fw.one_thread:
+            out[name] = value if n == 1 else ""
+    return out
 
 
 def apply(env: dict) -> dict:

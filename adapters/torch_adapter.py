@@ -13,13 +13,49 @@ from __future__ import annotations
 import os
 import warnings
 
-from .base import Outcome
-from .mapping import FrameworkAdapter, OpMap
-from . import compile_cache, convert, execution, repro as R, set_readback
-from .convert import from_torch, is_bf16, to_torch, torch_dtype
-from .layouts import LAYOUTS
+import numpy as np
 
-PIN = "2.13.0"
+from contract.dtypes import BFLOAT16
+
+from . import compile_cache, convert, execution, frameworks, layouts, repro as R, set_readback
+from .base import Outcome
+from .convert import is_bf16
+from .layouts import LAYOUTS
+from .mapping import FrameworkAdapter, OpMap
+
+PIN = frameworks.pin("torch")     # adapters/torch_framework.toml
+
+
+# NumPy <-> torch, exact for every dtype the suite knows (adapters/convert.py says how).
+
+def torch_dtype(name: str):
+    import torch
+    return getattr(torch, name)          # the suite's dtype names are torch's attribute names
+
+
+def to_torch(a: np.ndarray):
+    import torch
+    a = np.asarray(a)
+    raw = a.view(np.int16) if convert.is_bf16(a) else a
+    # torch.tensor copies into memory torch allocates, as torch's docs show; from_numpy borrows NumPy's.
+    t = torch.from_numpy(raw.copy()) if convert.way() == convert.FROM_NUMPY else torch.tensor(raw)
+    return t.view(torch.bfloat16) if convert.is_bf16(a) else t
+
+
+def torch_laid(p):
+    """The tensor of layout Plan `p` (adapters/layouts.py), made by torch's own view ops over a tensor
+    built from the plan's base; refused (LayoutError) unless torch reports the layout claimed."""
+    return layouts.view_of(to_torch(p.base), p)
+
+
+def from_torch(t) -> np.ndarray:
+    import torch
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view(BFLOAT16).copy()
+    return t.numpy().copy()
+
+
 
 class TorchAdapter(FrameworkAdapter):
     name = "torch"
@@ -53,7 +89,7 @@ class TorchAdapter(FrameworkAdapter):
         return _tensor_maker(construction)
 
     def laid(self, plan):
-        return convert.torch_laid(plan)
+        return torch_laid(plan)
 
 
 # ---- one row per op: the call on torch's own tensors, read back from the original objects -------------
@@ -120,7 +156,7 @@ TO_NUMPY = ["def to_numpy(t):   # exact: bf16 through its 16 bits",
 
 
 def _tensor_maker(construction):
-    """The input expression, built as the adapter builds it (convert.to_torch): torch.tensor (the documented
+    """The input expression, built as the adapter builds it (to_torch): torch.tensor (the documented
     way), or torch.from_numpy for the from_numpy construction."""
     make = "torch.from_numpy" if construction == convert.FROM_NUMPY else "torch.tensor"
 

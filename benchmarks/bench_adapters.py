@@ -36,12 +36,12 @@ def conversion_seconds(spec: str, corpus, ran: list) -> float:
     code = (
         "import sys, time\n"
         f"sys.path.insert(0, {ROOT!r})\n"
-        "from adapters import convert\n"
         "from suites.corpus import load_corpus\n"
         f"ran = set({sorted(ran)!r})\n"
         f"cases = [c for c in load_corpus({corpus!r})[0] if c.id in ran]\n"
-        + ("there, back = convert.to_torch, convert.from_torch\n" if "torch" in spec else
-           "import mindspore\nmindspore.set_device('CPU')\nthere, back = convert.to_ms, convert.from_ms\n")
+        + ("from adapters.torch_adapter import to_torch as there, from_torch as back\n" if "torch" in spec else
+           "import mindspore\nmindspore.set_device('CPU')\n"
+           "from adapters.mindspore_adapter import to_ms as there, from_ms as back\n")
         + "for warm in (True, False):\n"
         "    t0 = time.perf_counter()\n"
         "    for case in cases:\n"

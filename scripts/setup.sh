@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
 # Installs everything the suite needs on a machine that has nothing but Python 3.11, pip and apt:
-# the main virtual environment (.venv: the suite on NumPy 2, torch, pypto), an environment of its own for
-# each framework whose pinned release cannot run there (.venv-mindspore: mindspore 2.10.0 on NumPy 1.x) or
-# pins NumPy on its own schedule (.venv-jax: jax 0.10.2 CPU),
-# Debian's chromium for the browser test, and pypto's calculator (built once into a cache folder outside
-# the repository). The adapters find their environment by themselves (adapters/environments.py).
+# the main virtual environment (.venv: the suite on NumPy 2 and the frameworks that run there), an environment
+# of its own for each framework that declares one (a pinned release that cannot share NumPy 2 or the main
+# environment's resolution), Debian's chromium for the browser test, and pypto's calculator (built once into a
+# cache folder outside the repository).  What goes where is read from the frameworks' declarations
+# (adapters/<name>_framework.toml, through `python3 adapters/frameworks.py`, which needs nothing but Python);
+# the adapters find their environment by themselves (adapters/environments.py).
 # Idempotent: a second run only checks.
-# SETUP_ONLY=jax builds (or checks) only .venv-jax: the jax adapter's environment, without the rest.
+# SETUP_ONLY=NAME builds (or checks) only the environment of framework NAME (e.g. jax), without the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 say() { printf '[setup] %s\n' "$*" >&2; }
+
+# An environment's requirement lines, from the declarations ("" for the main environment), into REQS.
+requirements() {    # NAME
+    local lines
+    lines=$("$PY" -I adapters/frameworks.py requirements "$1")
+    REQS=()
+    [ -z "$lines" ] || mapfile -t REQS <<<"$lines"
+}
 
 # pip's output goes to a log shown only on failure: a clean install says nothing.
 pip_install() {     # VENV ARGS...
@@ -34,16 +43,18 @@ venv() {            # VENV
     fi
 }
 
-# jax, tensorflow and paddle each get an environment of their own (pyproject.toml's extra of the same name),
-# where their adapters' workers run.  uv (from PyPI, installed into .venv by pip) makes and fills them: measured
-# on fresh environments here, jax 8 s (607 MB), tensorflow 6 s (1.5 GB), paddle 6 s (0.8 GB), against pip's
-# 17 s, 25 s and 24 s; a second run only checks (2-4 s each).
-uv_install() {      # VENV EXTRA
-    local venv=$1 extra=$2 log start=$SECONDS
+# Each framework that declares an environment gets it, with the suite and its requirement lines, and its
+# adapters' workers run there.  uv (from PyPI, installed into .venv by pip) makes and fills them: measured on
+# fresh environments here, jax 8 s (607 MB), tensorflow 6 s (1.5 GB), paddle 6 s (0.8 GB), against pip's 17 s,
+# 25 s and 24 s; a second run only checks (2-4 s each).
+uv_install() {      # VENV NAME
+    local venv=$1 log start=$SECONDS
+    requirements "$2"
+    say "installing ${REQS[*]} and tensor-conformance into $venv"
     log=$(mktemp)
     if ! { [ -x .venv/bin/uv ] || .venv/bin/python -m pip install -q uv; } >"$log" 2>&1 \
         || ! { [ -x "$venv/bin/python" ] || .venv/bin/uv venv -q --python "$PY" "$venv"; } >>"$log" 2>&1 \
-        || ! .venv/bin/uv pip install -q --python "$venv/bin/python" -e ".[$extra]" >>"$log" 2>&1; then
+        || ! .venv/bin/uv pip install -q --python "$venv/bin/python" -e . "${REQS[@]}" >>"$log" 2>&1; then
         cat "$log" >&2
         rm -f "$log"
         say "uv install into $venv failed (above)"
@@ -53,38 +64,30 @@ uv_install() {      # VENV EXTRA
     say "$venv: $(( SECONDS - start )) s, $(du -sh "$venv" | cut -f1)"
 }
 
-if [ "${SETUP_ONLY:-}" = jax ]; then
+# NAME FOLDER of each framework's own environment
+ENVIRONMENTS=$("$PY" -I adapters/frameworks.py environments)
+
+if [ -n "${SETUP_ONLY:-}" ]; then
+    folder=$(awk -v n="$SETUP_ONLY" '$1 == n { print $2 }' <<<"$ENVIRONMENTS")
+    if [ -z "$folder" ]; then
+        say "SETUP_ONLY=$SETUP_ONLY: the sections it can name are $(cut -d' ' -f1 <<<"$ENVIRONMENTS" | paste -sd' ')"
+        exit 2
+    fi
     venv .venv
-    say "installing jax 0.10.2 and tensor-conformance into .venv-jax"
-    uv_install .venv-jax jax
-    say "done (SETUP_ONLY=jax)"
+    uv_install "$folder" "$SETUP_ONLY"
+    say "done (SETUP_ONLY=$SETUP_ONLY)"
     exit 0
-elif [ -n "${SETUP_ONLY:-}" ]; then
-    say "SETUP_ONLY=$SETUP_ONLY: the one section it can name is jax"
-    exit 2
 fi
 
 venv .venv
-say "installing tensor-conformance into .venv on NumPy 2 (torch 2.13.0 CPU, pypto 0.2.0)"
-# numpy>=2 also moves a .venv made before the main environment left NumPy 1 (and mindspore) behind.
-pip_install .venv -e '.[main]' 'numpy>=2,<3'
-if .venv/bin/python -m pip show -q mindspore >/dev/null 2>&1; then
-    say "removing mindspore from .venv (it runs in .venv-mindspore now)"
-    .venv/bin/python -m pip uninstall -q -y mindspore >/dev/null
-fi
+requirements ""
+say "installing tensor-conformance into .venv on NumPy 2 (${REQS[*]})"
+# numpy>=2 also moves a .venv made before the main environment left NumPy 1 behind.
+pip_install .venv -e '.[main]' 'numpy>=2,<3' "${REQS[@]}"
 
-# mindspore 2.10.0 is compiled against NumPy 1.x: it gets an environment of its own, where its adapters'
-# workers run (and CI runs the oracle's tests under NumPy 1).
-venv .venv-mindspore
-say "installing mindspore 2.10.0 and tensor-conformance into .venv-mindspore on NumPy 1.x"
-pip_install .venv-mindspore -e '.[mindspore]'
-
-say "installing jax 0.10.2 and tensor-conformance into .venv-jax"
-uv_install .venv-jax jax
-say "installing tensorflow-cpu 2.21.0 and tensor-conformance into .venv-tensorflow"
-uv_install .venv-tensorflow tensorflow
-say "installing paddlepaddle 3.3.1 and tensor-conformance into .venv-paddle"
-uv_install .venv-paddle paddle
+while read -r name folder; do
+    [ -z "$name" ] || uv_install "$folder" "$name" </dev/null
+done <<<"$ENVIRONMENTS"
 
 # Debian packages for what pip cannot bring; false where there is no root apt-get to install them with.
 apt_updated=

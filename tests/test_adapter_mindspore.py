@@ -186,7 +186,7 @@ def test_set_doc_example_dtype_change_is_reported(ms_adapter):
 # ---- bf16, availability --------------------------------------------------------------------------
 
 def test_bf16_round_trip_keeps_every_bit(ms_adapter):
-    from adapters.convert import from_ms, to_ms
+    from adapters.mindspore_adapter import from_ms, to_ms
     assert_bf16_round_trip(to_ms, from_ms)
 
 
@@ -271,7 +271,7 @@ LAYOUT_ARRAYS = {
 @pytest.mark.parametrize("name", list(LAYOUT_ARRAYS))
 def test_mindspore_builds_each_layout_as_claimed_with_the_exact_values(ms_adapter, name):
     from adapters import layouts as L
-    from adapters.convert import from_ms
+    from adapters.mindspore_adapter import from_ms
     a = LAYOUT_ARRAYS[name]
     built = 0
     for layout in L.LAYOUTS:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
-from adapters.convert import from_torch, to_torch
+from adapters.torch_adapter import from_torch, to_torch
 from adapters.torch_adapter import TorchAdapter
 from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
 from contract.case import Case

@@ -16,7 +16,7 @@ from suites import corpus as C
 from test_cli import conform
 
 torch = pytest.importorskip("torch")
-from adapters.convert import from_torch, torch_laid  # noqa: E402
+from adapters.torch_adapter import from_torch, torch_laid  # noqa: E402
 
 MUTANT = "adapters.mutants.scatter:SrcReadInStorageOrder"
 

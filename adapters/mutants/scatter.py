@@ -17,7 +17,7 @@ import numpy as np
 
 from contract.case import Case
 
-from ..convert import from_torch, torch_laid
+from ..torch_adapter import from_torch, torch_laid
 from ..layouts import LAYOUTS, STRIDED, contiguous_strides, plans
 from .base import Mutant, replace, returned, toward_zero, with_arrays
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import importlib.metadata
 
+from .. import frameworks
 from . import calculator
 
-VERIFIED_VERSION = "0.2.0"
+VERIFIED_VERSION = frameworks.pin("pypto")      # adapters/pypto_framework.toml
 _applied: list = []
 
 
@@ -33,7 +34,7 @@ def version_problem(installed: str | None = None) -> str:
     """'' when the patches may be applied to `installed` (default: the installed pypto), else why not."""
     found = installed_version() if installed is None else installed
     if not found:
-        return "pypto is not installed (pip install pypto==0.2.0)"
+        return f"pypto is not installed (pip install pypto=={VERIFIED_VERSION})"
     if found != VERIFIED_VERSION:
         return (f"pypto {found} is installed, but the CPU interpreter patches were verified only "
                 f"against pypto {VERIFIED_VERSION}; install pypto=={VERIFIED_VERSION}")
