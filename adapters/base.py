@@ -151,7 +151,7 @@ class Adapter:
     construction: str = ""
     # The memory layouts, beyond the default contiguous one, this adapter builds natively with the
     # framework's own view ops (adapters/layouts.py).  `NAME@LAYOUT` runs it with one; the main job runs
-    # each beside the default and compares their answers (suites/layouts.py).
+    # each beside the default and compares their answers (suites/variants.py).
     layouts: tuple = ()
     layout: str = ""
     # The cases of its own ops this adapter declares it does not map, each a line in the format of an

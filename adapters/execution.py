@@ -6,7 +6,7 @@ call (jax.jit, tf.function(jit_compile=True)).  Building the inputs and reading 
 outside, as in a user's program, so a mode differs from its eager twin only in how the call executes.
 
 A compiled mode is an adapter of its own (`torch-compile`, `mindspore-graph`, `jax-jit`,
-`tensorflow-function`), named with its eager twin in adapters/registry.py (MODES); the mode-consistency gate (suites/modes.py) compares the two case by
+`tensorflow-function`), named with its eager twin in adapters/registry.py (MODES); the mode-consistency gate (suites/variants.py) compares the two case by
 case.  A row that does not wrap its call runs eagerly in every mode: such a row is not ready for modes.
 """
 from __future__ import annotations

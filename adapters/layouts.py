@@ -5,7 +5,7 @@ break on other layouts: one reads a non-contiguous or offset input in storage or
 order, has a fast path only for contiguous inputs, or writes through a zero-stride view.  An adapter that
 can build a layout natively (with the framework's own view ops: slicing, `view`, `expand`) declares it in
 `Adapter.layouts`; `NAME@LAYOUT` runs every case with its inputs in that layout (adapters/registry.py), and
-the main job compares it with the default layout's answer (suites/layouts.py, docs/DESIGN.md "Layouts").
+the main job compares it with the default layout's answer (suites/variants.py, docs/DESIGN.md "Layouts").
 
 What this module decides, framework-free: which inputs a layout applies to and, for each, the `Plan`: the
 contiguous base array the framework builds its tensor from (the case's values spread out, bit for bit:

@@ -17,7 +17,7 @@ class Shipped:
     target: str                     # module:Class, found from a plain checkout that was never pip-installed
     frameworks: tuple = ()          # the distributions it wraps, whose versions a certificate records
     environment: str = ""           # the environment scripts/setup.sh builds for its workers ("": the main one)
-    twin: str = ""                  # a compiled mode's eager twin: the mode-consistency gate (suites/modes.py)
+    twin: str = ""                  # a compiled mode's eager twin: the mode-consistency gate (suites/variants.py)
                                     # holds it to the twin's answer case by case
     compile_cache: bool = False     # its framework keeps compiled kernels in a folder the harness gives it
     sampled: bool = False           # pytest runs it on the corpus's stratified sample (every new shape costs

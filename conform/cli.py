@@ -245,17 +245,17 @@ def cmd_run(args) -> int:
     for p in result.unmatched_patterns:
         print(f"conform: note: expectation pattern matched nothing: {p}", file=sys.stderr)
     for d in result.construction:
-        print(f"conform: construction: {d.adapter} {d.op} case {d.case_id}: {d.default} built the documented way, "
-              f"{d.other} built with {d.way}" + (f" (listed: {d.listed})" if d.listed else " (unlisted)"),
+        print(f"conform: construction: {d.adapter} {d.op} case {d.case_id}: {d.base_verdict} built the documented way, "
+              f"{d.verdict} built with {d.variant.way}" + (f" (listed: {d.listed})" if d.listed else " (unlisted)"),
               file=sys.stderr)
     for d in result.modes:
         if not d.listed:
             print(f"conform: mode: {d.adapter} {d.op} case {d.case_id}: {d.verdict} ({d.outcome}) where its eager twin "
-                  f"{d.twin} gives {d.twin_verdict} ({d.twin_outcome}) (unlisted)", file=sys.stderr)
+                  f"{d.variant.base} gives {d.base_verdict} ({d.base_outcome}) (unlisted)", file=sys.stderr)
     for d in result.layouts:
         if not d.listed:
             print(f"conform: layout: {d.adapter} {d.op} case {d.case_id}: {d.verdict} ({d.outcome[:200]}) with inputs "
-                  f"{d.layout}, {d.default_verdict} ({d.default_outcome[:200]}) contiguous (unlisted)", file=sys.stderr)
+                  f"{d.variant.way}, {d.base_verdict} ({d.base_outcome[:200]}) contiguous (unlisted)", file=sys.stderr)
     if result.layouts:
         print(f"layout check: {len(result.layouts)} cases answered otherwise than in the default layout, "
               f"{sum(1 for d in result.layouts if not d.listed)} unlisted")

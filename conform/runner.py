@@ -39,14 +39,27 @@ class RunResult:
     unlisted: int = 0               # divergences no expectations line covers
     unmatched_patterns: list = field(default_factory=list)   # "file:line glob" that matched nothing
     oracle_failures: list = field(default_factory=list)      # cases oracle.expect could not answer
-    construction: list = field(default_factory=list)         # construction-check differences (suites.construction)
-    layouts: list = field(default_factory=list)   # layout variants' differences from their default (suites.layouts)
-    modes: list = field(default_factory=list)   # compiled modes' disagreements with their eager twins (suites.modes)
+    variants: list = field(default_factory=list)   # variants' differences from their base (suites.variants)
     elapsed_s: float = 0.0
     opened_s: float = 0.0           # from the start until every adapter's first worker had said hello
     slots: dict = field(default_factory=dict)   # the scheduler's usage(): seconds per activity, over all slots
     jobs: int = 1                   # the slots the scheduler ran (1 in-process, whatever --jobs says)
     message: str = ""
+
+    def of_kind(self, kind) -> list:
+        return [d for d in self.variants if d.kind == kind]
+
+    @property
+    def modes(self) -> list:            # compiled modes' disagreements with their eager twins
+        return self.of_kind("mode")
+
+    @property
+    def layouts(self) -> list:          # layout variants' differences from their default
+        return self.of_kind("layout")
+
+    @property
+    def construction(self) -> list:     # construction-check differences
+        return self.of_kind("construction")
 
 
 def load_corpus(path=None):
@@ -131,7 +144,7 @@ def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1,
     called after each case.  `ops`: run only the cases of these ops (recorded in the header).
     `expectations_files`: {spec: file} (--expectations [SPEC=]FILE); `expectations_dir`: a folder the
     shipped adapters' files are read from (suites.expectations.chosen_file).  `layouts`: also run each
-    adapter in every layout it declares (suites/layouts.py): `conform run` does unless --no-layouts;
+    adapter in every layout it declares (suites/variants.py): `conform run` does unless --no-layouts;
     certify, verify and check-adapter run the adapter as it is.
     Never raises for a bad input: the RunResult's exit_code says.
     """
@@ -224,13 +237,10 @@ def _locked_run(session, path, fd, resume, progress, t0):
                     print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
                           file=sys.stderr)
                     continue
-                result.modes += session.mode_inconsistencies(case, verdicts)     # sets each mode's `mode` first
-                result.layouts += session.layout_differences(case, verdicts)     # and each variant's `layout`
+                result.variants += session.variant_differences(case, verdicts)   # sets `mode`, `layout` first
                 for v in verdicts:
                     out.write(session.record(v, case, run_id))
                     counts[v.verdict] += 1
-                if session.construction_check:
-                    result.construction += session.construction_differences(case, verdicts)
                 if progress:
                     if getattr(progress, "per_adapter", False) is None and session.scheduler is not None:
                         progress.per_adapter = session.scheduler.snapshot
@@ -244,11 +254,11 @@ def _locked_run(session, path, fd, resume, progress, t0):
             out.write(session.end_record(run_id, counts))
     result.ran, result.unlisted = session.totals.recorded, session.totals.unlisted
     if done:        # divergences recorded before a resume count too: read them back for the exit code
-        result.unlisted = session.unlisted_in(iter_records(path))
+        # construction differences are in no record: this invocation's count
+        result.unlisted = session.unlisted_in(iter_records(path)) + sum(1 for d in result.construction if not d.listed)
     result.counts, result.cases = counts, sum(counts.values())
     if session.construction_check:
         _write_construction(os.path.dirname(path), result.construction)
-        result.unlisted += sum(1 for d in result.construction if not d.listed)
     result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
     result.elapsed_s = time.monotonic() - t0
     if session.scheduler is not None:

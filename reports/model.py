@@ -2,14 +2,13 @@
 
 One pass over any number of results files (docs/RESULTS.md).  Memory stays
 bounded by the number of distinct (op, adapter, verdict, clause) groups, the
-clause table, one short answer signature per (case, adapter) and one short
+clause table, one answer digest per (case, adapter) and one short
 row per failing record (id, label, outcome: so the report can list every
 failing case), never by the records themselves: only the minimal case of each
 failure group is kept whole.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -171,13 +170,13 @@ class Model:
     duplicate_unlisted: Counter = field(default_factory=Counter)  # (op, adapter) -> conflicting duplicates
     domain_hits: Counter = field(default_factory=Counter)  # (op, param, class) -> distinct cases hitting it
     domain_cases: dict = field(default_factory=dict)       # case id -> op, for the cases counted there
-    # the mode-consistency gate (suites/modes.py): compiled mode -> its eager twin, its counts
+    # the mode-consistency gate (suites/variants.py): compiled mode -> its eager twin, its counts
     # (compared, agree, differ, unlisted), each disagreement; (op, mode) -> unlisted disagreements
     mode_twins: dict = field(default_factory=dict)
     mode_stats: dict = field(default_factory=lambda: defaultdict(Counter))
     mode_cases: list = field(default_factory=list)
     mode_unlisted: Counter = field(default_factory=Counter)
-    # layout variants (suites/layouts.py): (adapter, op, layout) -> Counter(compared, agree, differ, unlisted)
+    # layout variants (suites/variants.py): (adapter, op, layout) -> Counter(compared, agree, differ, unlisted)
     layout_stats: dict = field(default_factory=lambda: defaultdict(Counter))
     layout_cases: list = field(default_factory=list)
     layout_unlisted: Counter = field(default_factory=Counter)      # (op, variant name) -> unlisted differences
@@ -477,7 +476,7 @@ def add_record(m: Model, rec: dict):
     if isinstance(layout, dict):
         add_layout(m, rec, layout)
     if verdict != "not-applicable":
-        m.answers.setdefault(rec["case_id"], {})[adapter] = (answer_signature(rec), f"{verdict}: {short_outcome(rec)}",
+        m.answers.setdefault(rec["case_id"], {})[adapter] = (record_answer(rec), f"{verdict}: {short_outcome(rec)}",
                                                              verdict)
         m.case_ops[rec["case_id"]] = op
         m.case_clauses.setdefault(rec["case_id"], tuple(clauses))
@@ -721,21 +720,8 @@ def short_outcome(rec, n=160) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def answer_signature(rec) -> str:
-    """What the adapter answered, comparable across adapters: 'pass', the error class, or a hash of the values.
-
-    Two adapters agree on a case when their signatures are equal.  Returned values
-    are compared by their encoded bytes, so two wrong-but-identical answers agree.
-    """
-    verdict = rec["verdict"]
-    if verdict == "pass":
-        return "pass"
-    if rec["verdict"] == "not-applicable":
-        return "no mapping"
-    err = rec.get("error") or {}
-    if err.get("actual_class"):
-        return "raised " + err["actual_class"]
-    if rec.get("actual_values"):
-        blob = json.dumps(rec["actual_values"], sort_keys=True).encode()
-        return "returned " + hashlib.sha1(blob).hexdigest()[:12]
-    return f"{verdict} {rec.get('outcome', '')}"
+def record_answer(rec) -> str:
+    """What the adapter answered, comparable across adapters: the record's `answer` (suites/judge.answer_of,
+    docs/RESULTS.md), equal exactly where the two answers are bit for bit; a record written before the judge
+    wrote `answer` stands for its verdict and outcome."""
+    return str(rec.get("answer") or f"{rec['verdict']}: {rec.get('outcome', '')}")

@@ -45,8 +45,8 @@ class Verdict:
     reading: str = ""                   # expectation "either": the admitted reading the outcome took
     #                                     (READ_RAISES / READ_RETURNS), "" otherwise
     answer: str = ""                    # answer_of(outcome): what was answered, comparable across adapters
-    mode: Optional[dict] = None         # a compiled mode's agreement with its eager twin (suites/modes.py)
-    layout: Optional[dict] = None       # a layout variant's agreement with its default layout (suites/layouts.py)
+    mode: Optional[dict] = None         # a compiled mode's agreement with its eager twin (suites/variants.py)
+    layout: Optional[dict] = None       # a layout variant's agreement with its default layout (suites/variants.py)
 
     @property
     def divergent(self) -> bool:
@@ -124,15 +124,11 @@ def answer_of(outcome) -> str:
     exception class (raised), the signal (crashed), and every output's name, dtype, shape and bytes
     (returned).  Two adapters answered the same exactly when their digests are equal: bit for bit as the
     judge compares values (a zero's sign counts; every NaN is one NaN, its sign and payload do not), on
-    inputs the documents leave open too (the mode-consistency gate, docs/DESIGN.md)."""
-    return arrays_digest(outcome.arrays, f"{outcome.kind}|{outcome.exc_type}|{outcome.signal}")
-
-
-def arrays_digest(arrays, head: str = "") -> str:
-    """A digest of `head` and every array's name, dtype, shape and bytes (each NaN one NaN, as answer_of)."""
-    h = hashlib.sha256(head.encode())
-    for name in sorted(arrays or {}):
-        a = np.asarray(arrays[name])
+    inputs the documents leave open too.  The one digest every variant is compared by (suites/variants.py)
+    and the report's agreement reads (the record's `answer`)."""
+    h = hashlib.sha256(f"{outcome.kind}|{outcome.exc_type}|{outcome.signal}".encode())
+    for name in sorted(outcome.arrays or {}):
+        a = np.asarray(outcome.arrays[name])
         shape = a.shape     # before ascontiguousarray, which makes a 0-d array 1-d: 5 and [5] are two answers
         a = _one_nan(np.ascontiguousarray(a))
         h.update(f"|{name}:{a.dtype}:{shape}|".encode())

@@ -139,7 +139,7 @@ def _kills(mutant, cases, expectations) -> dict:
 
 def _twin_differs(mutant, case, expectation, v) -> str:
     """For a compiled-mode mutant, its eager twin's (the unmutated oracle adapter's) outcome where the two
-    answers differ, else "": what the mode-consistency gate (suites/modes.py) fails, on open inputs too."""
+    answers differ, else "": what the mode-consistency gate (suites/variants.py) fails, on open inputs too."""
     if not getattr(mutant, "compiled", False):
         return ""
     with np.errstate(all="ignore"):

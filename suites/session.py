@@ -26,8 +26,7 @@ from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_U
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
-from .layouts import PREFIX as LAYOUT_PREFIX, compare as compare_layouts, unlisted_record as unlisted_layout
-from .modes import PREFIX as MODE_PREFIX, unlisted_record
+from . import variants
 
 EXPECT_CACHE = 64       # expectations kept, so the per-adapter test items of one case share one
 
@@ -159,21 +158,6 @@ def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def mode_twins(handles) -> dict:
-    """{compiled mode: its eager twin} among the open adapters: shipped modes only (adapters/registry.py,
-    MODES), decided from the specs the harness was given, never from what a candidate says of itself."""
-    from adapters import registry
-    # a construction or layout variant (NAME@WAY) is never a mode's twin: the adapter itself is
-    by_builtin = {registry.shipped_name(h.spec): h.name for h in handles
-                  if registry.shipped_name(h.spec) and not registry.split_construction(h.spec)[1]}
-    out = {}
-    for h in handles:
-        twin = registry.eager_twin(h.spec)
-        if twin and twin in by_builtin:
-            out[h.name] = by_builtin[twin]
-    return out
-
-
 def check_options(case_timeout=None, jobs=1, expectations_dir=None, ops=None) -> None:
     """The option checks of docs/CLI.md, for every driver (conform run, certify, verify, the pytest plugin):
     SessionError(EXIT_USAGE) for a value no run can use, SessionError(EXIT_BAD_INPUT) for a folder that is
@@ -238,15 +222,15 @@ class RunSession:
         self._files = None if in_process else _configured()
         self._expect = expect
         self.construction_check = construction_check
-        self.layouts = layouts      # each adapter's declared layouts beside its default (suites/layouts.py)
-        self.layout_variants: dict = {}        # variant name -> (its default adapter's name, layout)
+        self.layouts = layouts      # each adapter's declared layouts beside its default (suites/variants.py)
+        self.kinds = variants.kinds(layouts, construction_check)    # the kinds of variant this run compares
         self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
         self._source = None
         self.handle_sets: list = []
         self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
         self.expectations: dict = {}
         self.expectation_records: dict = {}    # adapter name -> file_record of its chosen file
-        self.twins: dict = {}                  # compiled mode's name -> its eager twin's name, both in this run
+        self.variants: dict = {}               # name -> suites.variants.Variant, both it and its base in this run
         self.exclusions: dict = {}             # adapter name -> its declared exclusions (Adapter.excludes)
         self.totals = Totals()
         self._cache: OrderedDict = OrderedDict()
@@ -295,14 +279,9 @@ class RunSession:
         try:
             first = self._open_set(specs, select=True)
             defaults = list(first)
-            if self.construction_check:     # every other way each adapter builds inputs, beside the default
-                first += self._open_set([f"{h.spec}@{way}" for h in defaults for way in h.constructions[1:]],
-                                        select=False)
-            if self.layouts:                # every layout each adapter builds natively, beside the default
-                pairs = [(h, layout) for h in defaults for layout in getattr(h, "layouts", ())]
-                variants = self._open_set([f"{h.spec}@{layout}" for h, layout in pairs], select=False)
-                self.layout_variants = {v.name: (h.name, layout) for v, (h, layout) in zip(variants, pairs)}
-                first += variants
+            beside = variants.beside(defaults, self.kinds)     # each other way, then each layout
+            if beside:
+                first += self._open_set(beside, select=False)
             self.handle_sets.append(first)      # more workers per adapter are started as the run needs them
         except BaseException:
             self.close()
@@ -325,7 +304,7 @@ class RunSession:
                     self.expectation_records[h.name] = file_record(path)
         except (ExpectationsError, OSError) as e:
             raise SessionError(str(e), EXIT_BAD_INPUT) from None
-        self.twins = mode_twins(self.handle_sets[0])
+        self.variants = variants.of_run(self.handle_sets[0], self.kinds)
         try:
             for h in self.handle_sets[0]:
                 self.exclusions[h.name] = Expectations.from_lines(getattr(h, "excludes", ()), f"{h.spec} excludes")
@@ -560,49 +539,30 @@ class RunSession:
     def unmatched_patterns(self) -> list:
         """'file:line glob' of every expectations line that matched no divergence of this session.
 
-        Lines about construction differences only count when the construction check ran."""
-        gated = set(self.twins)     # a mode/ line can match only where the mode ran beside its twin
-        return [f"{p.where()} {p.glob}" for name, e in {id(e): (n, e) for n, e in self.expectations.items()}.values()
-                for p in e.unmatched()
-                if (self.construction_check or not p.glob.startswith("construction/"))
-                and (self.layout_variants or not p.glob.startswith(LAYOUT_PREFIX))
-                and (name in gated or not p.glob.startswith(MODE_PREFIX))]
+        A variant's line ({kind}/...) only counts where a variant of that kind ran beside its base and
+        belongs to the file's adapter (a mode/ line: where the mode ran beside its twin)."""
+        compared = {(v.owner, v.kind) for v in self.variants.values()}
+        users: dict = {}            # one file's object -> the names of the adapters it lists for
+        for name, e in self.expectations.items():
+            users.setdefault(id(e), (e, set()))[1].add(name)
+        return [f"{p.where()} {p.glob}" for e, names in users.values() for p in e.unmatched()
+                if all(not p.glob.startswith(f"{k}/") or any((n, k) in compared for n in names) for k in variants.KINDS)]
 
-    def mode_inconsistencies(self, case, verdicts) -> list:
-        """The mode-consistency gate on one case's verdicts (suites/modes.py): sets each compiled mode's
-        `mode`, and gives its disagreements with its eager twin, each matched against the mode's expectations."""
-        from .modes import compare
-        if not self.twins:
+    def variant_differences(self, case, verdicts) -> list:
+        """The variant check on one case's verdicts (suites/variants.py): sets each compared layout's and
+        mode's finding, and gives each variant's differences from its base, matched against the expectations."""
+        if not self.variants:
             return []
-        found = compare(case, verdicts, self.twins,
-                        lambda name, key, evidence: self.expectations[name].match(key, evidence, MODE_PREFIX))
-        self.totals.unlisted += sum(1 for d in found if not d.listed)
-        return found
-
-    def layout_differences(self, case, verdicts) -> list:
-        """The layout check on one case's verdicts (suites/layouts.py): sets each variant's `layout`, and
-        gives its differences from the default layout, each matched against the adapter's expectations."""
-        if not self.layout_variants:
-            return []
-        found = compare_layouts(case, verdicts, self.layout_variants,
-                                lambda name, key, evidence: self.expectations[name].match(key, evidence, LAYOUT_PREFIX))
+        found = variants.compare(case, verdicts, self.variants,
+                          lambda var, key, evidence: self.expectations[var.owner].match(key, evidence, var.prefix))
         by_name = {v.adapter: v for v in verdicts}
         for d in found:
-            v = by_name[f"{d.adapter}@{d.layout}"]
+            v = by_name[d.variant.name]
             # a divergence only the layout brings is the listed difference itself: listed once, under its
             # layout/ line, not again as if the adapter diverged in its default layout
-            if d.listed and v.divergent and not v.expected_divergence:
-                v.expected_divergence = f"{LAYOUT_PREFIX}{d.layout}: {d.listed}"
+            if d.kind == "layout" and d.listed and v.divergent and not v.expected_divergence:
+                v.expected_divergence = f"{d.variant.prefix}{d.variant.way}: {d.listed}"
         self.totals.unlisted += sum(1 for d in found if not d.listed)
-        return found
-
-    def construction_differences(self, case, verdicts) -> list:
-        """The construction check on one case's verdicts: differences, each matched against the expectations."""
-        from .construction import differences
-        found = differences(case, verdicts)
-        for d in found:
-            d.listed = self.expectations[d.adapter].match(d.key(), f"{d.default_outcome}\n{d.other_outcome}",
-                                                          "construction/") or ""
         return found
 
     def unlisted_in(self, records: Iterable) -> int:
@@ -613,6 +573,6 @@ class RunSession:
                 e = self.expectations.get(rec["adapter"])
                 if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
                     n += 1
-            if rec["record"] == "case" and (unlisted_record(rec) or unlisted_layout(rec)):
+            if rec["record"] == "case" and variants.unlisted_record(rec):
                 n += 1
         return n

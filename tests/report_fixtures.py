@@ -12,7 +12,9 @@ import sys
 import numpy as np
 
 from contract.case import Case
-from contract.codec import encode_array
+from adapters.base import RAISED, Outcome
+from contract.codec import decode_array, encode_array
+from suites.judge import answer_of
 
 SUITE_VERSION = "0.1.0"
 CORPUS_HASH = "sha256:" + "ab" * 32
@@ -52,6 +54,17 @@ def header(run_id="run-1", adapters=("oracle", "torch"), corpus_hash=CORPUS_HASH
                           "available": True, "reason": ""} for a in adapters]}
 
 
+def _outcome(case, verdict, rec, exc_class):
+    """An outcome that gives `verdict`, for the record's `answer` as the judge writes it."""
+    if verdict == "pass":
+        return Outcome.returned(out=clip_expected(case))
+    if verdict == "value-mismatch":
+        return Outcome.returned(out=decode_array(rec["actual_values"]["out"]))
+    if verdict in ("unexpected-error", "wrong-error-class"):
+        return Outcome(RAISED, exc_type=exc_class or "RuntimeError")
+    return Outcome(verdict)     # one answer per other verdict: enough for the report's tests
+
+
 def case_record(case, adapter, verdict, run_id="run-1", actual=None, message="", exc_class="",
                 expected_divergence=None):
     version, _, api = ADAPTERS.get(adapter, ("1", "", f"{adapter}.{case.op}"))
@@ -77,6 +90,7 @@ def case_record(case, adapter, verdict, run_id="run-1", actual=None, message="",
                         "message": message, "stderr": ""}
     elif verdict == "crash":
         rec["outcome"] = "crashed with signal 11"
+    rec["answer"] = answer_of(_outcome(case, verdict, rec, exc_class))
     if expected_divergence:
         rec["expected_divergence"] = expected_divergence
     return rec

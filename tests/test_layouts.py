@@ -1,6 +1,6 @@
 """Layouts: every array input also reaches the framework as a strided, an offset and an expanded view, built
 natively, holding the case's values bit for bit; the main job compares each layout's answer with the default's
-(adapters/layouts.py, suites/layouts.py, docs/DESIGN.md "Layouts")."""
+(adapters/layouts.py, suites/variants.py, docs/DESIGN.md "Layouts")."""
 import json
 
 import numpy as np

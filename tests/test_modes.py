@@ -1,4 +1,4 @@
-"""The mode-consistency gate (suites/modes.py): a compiled mode must answer every case as its eager twin does,
+"""The mode-consistency gate (suites/variants.py, kind "mode"): a compiled mode must answer every case as its eager twin does,
 bit for bit and on open inputs too; a difference no line of the mode's expectations lists fails the run, and
 shows in the results, summary.json and the report.  The twin is the harness's choice (adapters/registry.py,
 MODES), never the candidate's."""
@@ -15,9 +15,8 @@ from adapters.base import Outcome
 from bad_adapters import clip_case, write_corpus
 from conform import runner
 from reports.render import write_report
-from suites import modes
+from suites import variants
 from suites.judge import Verdict, answer_of
-from suites.session import mode_twins
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 EAGER, COMPILED = "bad_adapters:GoodClip", "bad_adapters:CompiledDrift"
@@ -99,7 +98,7 @@ def test_refuses_a_candidate_choosing_its_twin_a_name_or_attribute_selects_no_ga
     class Handle:
         def __init__(self, spec, name):
             self.spec, self.name = spec, name
-    assert mode_twins([Handle(EAGER, "jax"), Handle(COMPILED, "jax-jit")]) == {}
+    assert variants.of_run([Handle(EAGER, "jax"), Handle(COMPILED, "jax-jit")], variants.KINDS) == {}
     assert registry.eager_twin("bad_adapters:CompiledDrift") == "" and registry.eager_twin("jax-jit") == "jax"
     assert registry.eager_twin("jax-jit@from_numpy") == "", "a construction variant is no mode"
 
@@ -112,7 +111,8 @@ def test_open_inputs_are_compared_too_two_conforming_answers_that_differ_are_inc
     # both "extension": either alone conforms where the documents are silent, but not both from one framework
     a = _verdict("fw", "extension", Outcome.returned(out=np.array([1.0], np.float32)))
     b = _verdict("fw-jit", "extension", Outcome.returned(out=np.array([2.0], np.float32)))
-    found = modes.compare(clip_case("c"), [a, b], {"fw-jit": "fw"}, lambda *_: None)
+    found = variants.compare(clip_case("c"), [a, b], {"fw-jit": variants.Variant("mode", "fw-jit", "fw", "fw-jit")},
+                            lambda *_: None)
     assert [d.key() for d in found] == [f"mode/clip/extension/extension/CL-GAP-X/{clip_case('c').id}"]
     assert b.mode["agrees"] is False and a.mode is None
 
@@ -136,12 +136,38 @@ def test_answers_are_equal_only_bit_for_bit(other):
 
 
 def test_the_construction_check_tells_a_0d_answer_from_a_1_element_one():
-    from suites.construction import answer
-    one = Verdict("value-mismatch", "c", "clip", "torch", actual_values={"out": np.array([5], np.int32)})
-    zero_d = Verdict("value-mismatch", "c", "clip", "torch", actual_values={"out": np.array(5, np.int32)})
-    assert answer(one) != answer(zero_d)
-    assert answer(one) == answer(Verdict("value-mismatch", "c", "clip", "torch",
-                                         actual_values={"out": np.array([5], np.int32)}))
+    # one digest for every variant: a construction is compared as a mode is, by answer_of
+    one = _verdict("torch", "value-mismatch", Outcome.returned(out=np.array([5], np.int32)))
+    zero_d = _verdict("torch@from_numpy", "value-mismatch", Outcome.returned(out=np.array(5, np.int32)))
+    way = {"torch@from_numpy": variants.Variant("construction", "torch@from_numpy", "torch", "from_numpy")}
+    found = variants.compare(clip_case("c"), [one, zero_d], way, lambda *_: None)
+    assert [d.key() for d in found] == [f"construction/from_numpy/clip/value-mismatch/value-mismatch/CL-GAP-X/"
+                                        f"{clip_case('c').id}"]
+    assert zero_d.mode is None and zero_d.layout is None, "a construction has no record field"
+    same = _verdict("torch@from_numpy", "value-mismatch", Outcome.returned(out=np.array([5], np.int32)))
+    assert variants.compare(clip_case("c"), [one, same], way, lambda *_: None) == []
+
+
+def test_a_construction_answering_another_open_value_is_a_difference_as_a_modes_is():
+    # both `extension` (the documents leave the value open): no values are kept on a conforming verdict,
+    # so only the one digest, answer_of, tells the two answers apart
+    a = _verdict("torch", "extension", Outcome.returned(out=np.array([1.0], np.float32)))
+    b = _verdict("torch@from_numpy", "extension", Outcome.returned(out=np.array([2.0], np.float32)))
+    way = {"torch@from_numpy": variants.Variant("construction", "torch@from_numpy", "torch", "from_numpy")}
+    assert [d.kind for d in variants.compare(clip_case("c"), [a, b], way, lambda *_: None)] == ["construction"]
+
+
+def test_every_kind_of_variant_is_made_in_one_place_and_only_for_the_kinds_the_run_compares():
+    class Handle:
+        def __init__(self, spec):
+            self.spec, self.name = spec, spec
+    run = [Handle(s) for s in ("torch", "torch@from_numpy", "torch@strided", "torch-compile", "mindspore-graph")]
+    got = variants.of_run(run, variants.KINDS)
+    assert {n: (v.kind, v.base, v.way) for n, v in got.items()} == {
+        "torch@from_numpy": ("construction", "torch", "from_numpy"), "torch@strided": ("layout", "torch", "strided"),
+        "torch-compile": ("mode", "torch", "torch-compile")}, "mindspore-graph's twin is not in the run"
+    assert set(variants.of_run(run, variants.kinds(False, False))) == {"torch-compile"}
+    assert variants.beside([], variants.KINDS) == []
 
 
 def test_a_nan_is_any_nan_as_the_judge_compares_values():

@@ -31,7 +31,7 @@ class Mutant(OracleAdapter):
     witness_layout = ""
     # A mutant of a compiled mode whose bug lies where the documents leave the answer open declares
     # `compiled`: its eager twin is the unmutated oracle adapter, and what kills it is the mode-consistency
-    # gate (suites/modes.py): a case where its answer differs from the twin's, whatever the judge admits.
+    # gate (suites/variants.py): a case where its answer differs from the twin's, whatever the judge admits.
     compiled = False
 
     def __init_subclass__(cls, **kw):
