@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from contract.results import LAYOUT_KEYS, MODE_KEYS
 from contract.vocabulary import LAYOUTS
 
 KINDS = ("mode", "layout", "construction")
@@ -134,13 +135,12 @@ class Difference:
 
 
 def finding(variant: Variant, base, agrees: bool, listed: str):
-    """(record field, its value) of a compared record (docs/RESULTS.md), or None: a construction has none."""
+    """(record field, its value) of a compared record (docs/RESULTS.md, contract/results.py's keys), or
+    None: a construction's differences go to construction.json, not into the records."""
     if variant.kind == "mode":
-        return "mode", {"twin": base.adapter, "agrees": agrees, "twin_verdict": base.verdict,
-                        "twin_outcome": base.outcome, "listed": listed}
+        return "mode", dict(zip(MODE_KEYS, (base.adapter, agrees, base.verdict, base.outcome, listed)))
     if variant.kind == "layout":
-        return "layout", {"layout": variant.way, "of": base.adapter, "agrees": agrees,
-                          "default_verdict": base.verdict, "default_outcome": base.outcome, "listed": listed}
+        return "layout", dict(zip(LAYOUT_KEYS, (variant.way, base.adapter, agrees, base.verdict, base.outcome, listed)))
     return None
 
 

@@ -224,7 +224,7 @@ def test_a_corpus_sample_through_jax_and_jax_jit_is_gated_and_every_difference_l
     cases = [c for i, c in enumerate(CorpusSource(None)) if i % 11 == 0]
     write_corpus(str(tmp_path / "sample.jsonl"), cases)
     result = runner.run(["jax", "jax-jit"], corpus=str(tmp_path / "sample.jsonl"), out_dir=str(tmp_path / "out"))
-    unlisted = [(d.case_id, d.op, d.twin_outcome, d.outcome) for d in result.modes if not d.listed]
+    unlisted = [(d.case_id, d.op, d.base_outcome, d.outcome) for d in result.modes if not d.listed]
     assert result.exit_code == 0 and not unlisted, (result.exit_code, result.message, unlisted[:5])
     import json
     recs = [json.loads(line) for line in open(result.results_path)]

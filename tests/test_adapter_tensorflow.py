@@ -221,7 +221,7 @@ def test_a_corpus_sample_through_tensorflow_and_its_function_mode_is_gated_and_e
     write_corpus(str(tmp_path / "sample.jsonl"), cases)
     result = runner.run(["tensorflow", "tensorflow-function"], corpus=str(tmp_path / "sample.jsonl"),
                         out_dir=str(tmp_path / "out"))
-    unlisted = [(d.case_id, d.op, d.twin_outcome, d.outcome) for d in result.modes if not d.listed]
+    unlisted = [(d.case_id, d.op, d.base_outcome, d.outcome) for d in result.modes if not d.listed]
     assert result.exit_code == 0 and not unlisted, (result.exit_code, result.message, unlisted[:5])
     recs = [json.loads(line) for line in open(result.results_path)]
     gated = [r for r in recs if r["record"] == "case" and r["adapter"] == "tensorflow-function"]

@@ -46,6 +46,32 @@ def test_identical_wrong_values_agree_different_ones_do_not(tmp_path):
     assert agree[("oracle", "torch")]["same"] == 0
 
 
+def test_agreement_compares_the_judges_answer_bit_for_bit_on_open_values_too(tmp_path):
+    # both `extension` (the documents leave the value open): the values kept on no conforming verdict,
+    # the records' `answer` (suites/judge.answer_of) still tells them apart, as the variants' gates do
+    import numpy as np
+    from adapters.base import Outcome
+    from suites.judge import answer_of
+    c = clip_case(n=4)
+    recs = [case_record(c, a, "extension") for a in ("oracle", "torch", "vendor")]
+    for rec, v in zip(recs, (1.0, 1.0, 2.0)):
+        rec["answer"] = answer_of(Outcome.returned(out=np.full(4, v, np.float32)))
+    agree = _model(tmp_path, recs, adapters=("oracle", "torch", "vendor")).agreement()
+    assert agree[("oracle", "torch")]["same"] == 1
+    assert agree[("oracle", "vendor")]["same"] == 0 and agree[("oracle", "vendor")]["differ_conforming"] == 1
+
+
+def test_a_record_without_an_answer_stands_for_its_verdict_and_outcome(tmp_path):
+    # a results file written before the judge wrote `answer` (docs/RESULTS.md) still reads
+    c = clip_case(n=4)
+    recs = [case_record(c, "oracle", "pass"), case_record(c, "torch", "pass"),
+            case_record(c, "vendor", "unexpected-error", exc_class="ValueError")]
+    for rec in recs:
+        del rec["answer"]
+    agree = _model(tmp_path, recs, adapters=("oracle", "torch", "vendor")).agreement()
+    assert agree[("oracle", "torch")]["same"] == 1 and agree[("oracle", "vendor")]["same"] == 0
+
+
 def test_clause_stats_and_coverage_gaps(tmp_path):
     _, recs = small_run(3)
     recs.append(case_record(clip_case(n=2, lo=3.0, hi=1.0), "torch", "crash"))
