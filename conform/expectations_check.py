@@ -45,6 +45,7 @@ def check(path, results, adapter=None) -> dict:
     from contract.results import iter_records
     from suites.expectations import Expectations
     from suites.judge import record_evidence, record_key
+    from .history_store import release_of
     exp = Expectations.load(path) if path else Expectations()
     recs = [r for r in iter_records(str(results)) if r["record"] == "case"]
     names = sorted({r["adapter"] for r in recs})
@@ -62,7 +63,7 @@ def check(path, results, adapter=None) -> dict:
         divergent += 1
         key = record_key(rec)
         before = [p.hits for p in exp.patterns]
-        if exp.match(key, record_evidence(rec), release=str(rec.get("adapter_version", "")).split(" ")[0]) is None:
+        if exp.match(key, record_evidence(rec), release=release_of(rec.get("adapter_version"))) is None:
             unlisted.append((key, rec))
             continue
         line = next(p for p, b in zip(exp.patterns, before) if p.hits != b)
