@@ -22,6 +22,7 @@ from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_D
                                  EXIT_USAGE)
 
 
+from suites.options import RunOptions
 from suites.session import CorpusSource, RunSession, SessionError, in_shard, parse_shard  # noqa: F401
 
 
@@ -120,31 +121,25 @@ def _drop_torn_tail(path):
 
 # ---- the run -----------------------------------------------------------------------------
 
-def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
-        profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None,
-        expectations_files=None, layouts=False) -> RunResult:
-    """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
-    every available adapter).
+def run(adapters=(), options: RunOptions = None, *, progress=None, expect=None, **fields) -> RunResult:
+    """Run the corpus through the adapters as `options` (suites/options.py) say; without `options`, they are
+    made here from `adapters` (names or module:Class; empty: every available adapter) and `fields`
+    (RunOptions' fields by name: corpus, out_dir, jobs, ...), and checked once, at this boundary.
 
-    `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
-    called after each case.  `ops`: run only the cases of these ops (recorded in the header).
-    `expectations_files`: {spec: file} (--expectations [SPEC=]FILE); `expectations_dir`: a folder the
-    shipped adapters' files are read from (suites.expectations.chosen_file).  `layouts`: also run each
-    adapter in every layout it declares (suites/layouts.py): `conform run` does unless --no-layouts;
-    certify, verify and check-adapter run the adapter as it is.
+    `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is called after
+    each case.  `layouts` (an option): also run each adapter in every layout it declares (suites/layouts.py):
+    `conform run` does unless --no-layouts; certify, verify and check-adapter run the adapter as it is.
     Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
+    out_dir = options.out_dir if options is not None else fields.get("out_dir", RunOptions.out_dir)
     try:
-        session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
-                             case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
-                             profile=profile, shard=shard, jobs=jobs, pythons=pythons, expect=expect,
-                             construction_check=construction_check, ops=ops,
-                             expectations_files=expectations_files, layouts=layouts)
+        if options is None:
+            options = RunOptions(adapters=tuple(adapters or ()), **fields)
+        session = RunSession(options, expect=expect)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
         with session:
-            return _run(session, out_dir, resume, progress, t0)
+            return _run(session, progress, t0)
     except SessionError as e:
         return RunResult(e.exit_code, os.path.join(out_dir, "results.jsonl"), message=str(e),
                          elapsed_s=time.monotonic() - t0)
@@ -177,16 +172,17 @@ def _lock(out_dir, path) -> int:
         raise _output_error(out_dir if not os.path.isdir(out_dir) else path, e) from None
 
 
-def _run(session, out_dir, resume, progress, t0):
+def _run(session, progress, t0):
+    out_dir = session.options.out_dir
     path = os.path.join(out_dir, "results.jsonl")
     fd = _lock(out_dir, path)
     try:
-        return _locked_run(session, path, fd, resume, progress, t0)
+        return _locked_run(session, path, fd, progress, t0)
     except OSError as e:        # disk full or the like while writing: what was written stays
         raise _output_error(path, e) from None
 
 
-def _locked_run(session, path, fd, resume, progress, t0):
+def _locked_run(session, path, fd, progress, t0):
     try:
         session.open()
         for skipped in session.skipped:
@@ -194,7 +190,7 @@ def _locked_run(session, path, fd, resume, progress, t0):
         header = session.header()
         run_id = header["run_id"]
         done, counts, finished = set(), Counter(), False
-        append = resume and os.path.getsize(path) > 0
+        append = session.options.resume and os.path.getsize(path) > 0
         if append:
             old, done, counts, finished = _previous(path, header)
             if old is not None:
@@ -214,6 +210,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
         if not append:
             out.write(header)
         if progress:
+            if getattr(progress, "per_adapter", False) is None:    # the progress line's per-adapter part
+                progress.per_adapter = session.per_adapter
             progress(len(done), max(total, len(done)), counts)
         interrupted = False
         judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done, total=max(0, total // max(1, len(names))))
@@ -232,8 +230,6 @@ def _locked_run(session, path, fd, resume, progress, t0):
                 if session.construction_check:
                     result.construction += session.construction_differences(case, verdicts)
                 if progress:
-                    if getattr(progress, "per_adapter", False) is None and session.scheduler is not None:
-                        progress.per_adapter = session.scheduler.snapshot
                     doneso = len(done) + session.totals.recorded
                     progress(doneso, max(total, doneso), counts)
         except KeyboardInterrupt:
@@ -251,8 +247,8 @@ def _locked_run(session, path, fd, resume, progress, t0):
         result.unlisted += sum(1 for d in result.construction if not d.listed)
     result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
     result.elapsed_s = time.monotonic() - t0
-    if session.scheduler is not None:
-        result.slots, result.jobs = session.scheduler.usage(), session.scheduler.jobs
+    if (usage := session.usage()) is not None:
+        result.slots, result.jobs = usage
     if interrupted:
         result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
     elif result.oracle_failures:
