@@ -21,11 +21,12 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
-from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED, name_problem)
+from contract.vocabulary import DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
 from .describe import describe
+from .opening import Opener
 from .options import RunOptions, SessionError, check_options, parse_shard  # noqa: F401  (the drivers' names)
 from .layouts import PREFIX as LAYOUT_PREFIX, compare as compare_layouts, unlisted_record as unlisted_layout
 from .modes import PREFIX as MODE_PREFIX, unlisted_record
@@ -108,30 +109,6 @@ def adapter_meta(h, expectations=None, exclusions=None) -> dict:
     return meta
 
 
-def _attempt(start, spec) -> tuple:
-    """(start(spec), None), or (None, the exception it raised)."""
-    try:
-        return start(spec), None
-    except Exception as e:
-        return None, e
-
-
-def _configured() -> dict:
-    """conform.toml's and pyproject.toml's interpreters (adapters.environments), read once per session;
-    a file that cannot be read is SessionError(EXIT_BAD_INPUT) naming it."""
-    from adapters.environments import InterpreterError, configured
-    try:
-        return configured()
-    except InterpreterError as e:
-        raise SessionError(str(e), e.exit_code) from None
-
-
-def _under(h) -> str:
-    from adapters.environments import is_this_interpreter
-    python = getattr(h, "python", None)
-    return "" if is_this_interpreter(python) else f" under {python}"
-
-
 def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     # Derived from what was run, so two runs of the same commit give identical files apart from timings.
     what = [corpus_hash, sorted((a["name"], a["version"]) for a in adapters_meta), shard, profile]
@@ -154,6 +131,10 @@ def mode_twins(handles) -> dict:
     return out
 
 
+def _option(name: str) -> property:
+    return property(lambda self: getattr(self.options, name), doc=f"RunOptions.{name}")
+
+
 @dataclass
 class Totals:
     counts: Counter = field(default_factory=Counter)
@@ -173,17 +154,14 @@ class RunSession:
     def __init__(self, options: RunOptions, expect=None):
         self.options = options
         self.specs = list(options.adapters) or None
-        self.explicit = bool(self.specs)
         self.k, self.n = options.shard_k_n
         self.jobs = options.slots       # calls run at once over all adapters (suites/loop.py)
-        # --python NAME=PATH; the rest as adapters.environments says (conform.toml, pyproject.toml, the
-        # environment setup.sh built for the adapter, else this interpreter).  In-process: this one.
-        self._files = None if options.in_process else _configured()
+        self.opener = Opener(options)       # starts the handles (suites/opening.py)
         self._expect = expect
         self.layout_variants: dict = {}        # variant name -> (its default adapter's name, layout)
         self._source = None
         self.handle_sets: list = []
-        self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
+        self.skipped: list = self.opener.skipped    # "spec: reason" of default-selected adapters that are unavailable
         self.expectations: dict = {}
         self.expectation_records: dict = {}    # adapter name -> file_record of its chosen file
         self.twins: dict = {}                  # compiled mode's name -> its eager twin's name, both in this run
@@ -196,14 +174,9 @@ class RunSession:
         self._spare = {}            # spec: workers a finished loop added, for the next (_more)
         self._loads = {}            # lane name: its measured load, carried from one loop to the next
 
-    # ---- the options the session reads ------------------------------------------------------
-    case_timeout = property(lambda self: self.options.case_timeout)
-    in_process = property(lambda self: self.options.in_process)
-    profile = property(lambda self: self.options.profile)
-    ops = property(lambda self: self.options.ops)
-    construction_check = property(lambda self: self.options.construction_check)
-    layouts = property(lambda self: self.options.layouts)
-    pythons = property(lambda self: self.options.pythons)
+    # ---- the options the session reads (its drivers and the loop read them of it) -----------
+    case_timeout, in_process, profile, ops = (_option(n) for n in ("case_timeout", "in_process", "profile", "ops"))
+    construction_check, layouts, pythons = (_option(n) for n in ("construction_check", "layouts", "pythons"))
 
     # ---- corpus ---------------------------------------------------------------------------
     @property
@@ -242,14 +215,14 @@ class RunSession:
             raise SessionError(f"--python names {', '.join(unknown)}, which this run does not run "
                                f"(adapters: {', '.join(specs)})", EXIT_USAGE)
         try:
-            first = self._open_set(specs, select=True)
+            first = self.opener.open_set(specs, select=True)
             defaults = list(first)
             if self.construction_check:     # every other way each adapter builds inputs, beside the default
-                first += self._open_set([f"{h.spec}@{way}" for h in defaults for way in h.constructions[1:]],
+                first += self.opener.open_set([f"{h.spec}@{way}" for h in defaults for way in h.constructions[1:]],
                                         select=False)
             if self.layouts:                # every layout each adapter builds natively, beside the default
                 pairs = [(h, layout) for h in defaults for layout in getattr(h, "layouts", ())]
-                variants = self._open_set([f"{h.spec}@{layout}" for h, layout in pairs], select=False)
+                variants = self.opener.open_set([f"{h.spec}@{layout}" for h, layout in pairs], select=False)
                 self.layout_variants = {v.name: (h.name, layout) for v, (h, layout) in zip(variants, pairs)}
                 first += variants
             self.handle_sets.append(first)      # more workers per adapter are started as the run needs them
@@ -286,86 +259,6 @@ class RunSession:
         """The expectations file the harness chooses for `spec` (suites.expectations.chosen_file)."""
         from .expectations import chosen_file
         return chosen_file(spec, self.options.expectations_dir, dict(self.options.expectations_files))
-
-    def _open_set(self, specs, select):
-        """The handles of `specs` that are available, in `specs`' order.  Up to `jobs` workers start at once
-        (a framework's import is seconds of one core's time); what is refused or missing is decided in order,
-        as if they had started one by one."""
-        from adapters.environments import InterpreterError
-        from adapters.registry import AdapterError, split_construction
-        results = self._start_all(specs)
-        started, handles = [], []
-        try:
-            for spec, (h, error) in zip(specs, results):
-                started.append((h, error))
-                # an adapter named on the command line (--adapter, or --python) must run; one only found may not
-                required = self.explicit or not select or split_construction(spec)[0] in self.pythons
-                if isinstance(error, (InterpreterError, AdapterError)):
-                    if required:
-                        code = error.exit_code if isinstance(error, InterpreterError) else EXIT_ADAPTER
-                        raise SessionError(str(error), code) from None
-                    self.skipped.append(f"{spec}: {error}")
-                    continue
-                if error is not None:
-                    raise error
-                h.spec = spec
-                if (problem := name_problem(h.name)):      # the worker checks its hello; in-process, here
-                    raise SessionError(f"adapter {spec!r} refused: {problem}", EXIT_ADAPTER)
-                if not h.available:
-                    h.close()
-                    if required:
-                        raise SessionError(f"adapter {spec!r} is not available{_under(h)}: {h.reason}", EXIT_ADAPTER)
-                    self.skipped.append(f"{spec}: {h.reason}")
-                    continue
-                handles.append(h)
-        except BaseException:
-            # every worker started, those after a refusal too (already running where they start at once)
-            for h, _ in (results if isinstance(results, list) else started):
-                if h is not None:
-                    h.close()
-            raise
-        return handles
-
-    def _start_all(self, specs):
-        """(handle or None, exception or None) per spec: a list, `jobs` started at a time; with jobs=1 an
-        iterator that starts each only when asked for (so that a refusal starts no more)."""
-        from adapters.pool import open_handle
-        from adapters.registry import resolve
-
-        def start(spec):
-            # the worker gets module:Class: what a name means is decided here, once
-            return open_handle(resolve(spec), in_process=self.in_process, case_timeout=self.case_timeout,
-                               memory_mb=self.options.memory_mb, python=self.python_for(spec))
-        if self.jobs == 1 or len(specs) < 2:
-            return (_attempt(start, spec) for spec in specs)
-        import signal
-        from concurrent.futures import ThreadPoolExecutor
-        from .loop import STOP_SIGNALS
-
-        def blocked(spec):      # as the loop's slots: Ctrl-C and SIGTERM are the main thread's
-            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-            return _attempt(start, spec)
-        pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="conform-open")
-        futures = [pool.submit(blocked, spec) for spec in specs]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:       # Ctrl-C while workers start: none of them may outlive the run
-            for f in futures:
-                f.cancel()
-            pool.shutdown(wait=True)
-            for f in futures:
-                if not f.cancelled() and f.exception() is None and f.result()[0] is not None:
-                    f.result()[0].close()
-            raise
-        finally:
-            pool.shutdown(wait=False)
-
-    def python_for(self, spec):
-        """The interpreter of `spec`'s worker (None in-process); InterpreterError if it cannot serve."""
-        if self.in_process:
-            return None
-        from adapters.environments import interpreter_for
-        return interpreter_for(spec, dict(self.pythons), files=self._files)
 
     @property
     def handles(self) -> list:
@@ -509,7 +402,7 @@ class RunSession:
     def _more(self, spec):
         """Another worker of `spec`: one kept from an earlier run of this session, or a new one."""
         kept = self._spare.get(spec)
-        return kept.pop() if kept else self._open_set([spec], select=False)[0]
+        return kept.pop() if kept else self.opener.open_set([spec], select=False)[0]
 
     # ---- the end ------------------------------------------------------------------------------
     def end_record(self, run_id, counts=None) -> dict:
