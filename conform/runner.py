@@ -182,66 +182,91 @@ def _run(session, progress, t0):
         raise _output_error(path, e) from None
 
 
+@dataclass
+class _Resumed:
+    """What the results file already holds: the run id to keep writing under, the (case, adapter) pairs done,
+    their verdicts counted, whether it has its end record, and whether this run appends to it."""
+    run_id: str
+    done: set
+    counts: Counter
+    finished: bool
+    append: bool
+
+
+def _resume(session, path, header) -> _Resumed:
+    """Read an earlier run in `path` (--resume) and cut a torn last line; a fresh run otherwise."""
+    state = _Resumed(header["run_id"], set(), Counter(), False, session.options.resume and os.path.getsize(path) > 0)
+    if state.append:
+        old, state.done, state.counts, state.finished = _previous(path, header)
+        if old is not None:
+            state.run_id = old["run_id"]
+        _drop_torn_tail(path)
+    return state
+
+
 def _locked_run(session, path, fd, progress, t0):
     try:
         session.open()
         for skipped in session.skipped:
             print(f"conform: note: adapter {skipped} (skipped)", file=sys.stderr)
         header = session.header()
-        run_id = header["run_id"]
-        done, counts, finished = set(), Counter(), False
-        append = session.options.resume and os.path.getsize(path) > 0
-        if append:
-            old, done, counts, finished = _previous(path, header)
-            if old is not None:
-                run_id = old["run_id"]
-            _drop_torn_tail(path)
+        state = _resume(session, path, header)
     except BaseException:
         os.close(fd)
         raise
-    names = [h.name for h in session.handles]
     result = RunResult(EXIT_OK, path, opened_s=time.monotonic() - t0)
+    with ResultsWriter(path, append=state.append, fd=fd) as out:
+        if not state.append:
+            out.write(header)
+        interrupted = _write_cases(session, out, state, result, progress)
+        if not interrupted and not state.finished:
+            out.write(session.end_record(state.run_id, state.counts))
+    return _finish(session, path, state, result, interrupted, t0)
+
+
+def _write_cases(session, out, state, result, progress) -> bool:
+    """Judge the cases not done yet and write their records in corpus order; whether Ctrl-C stopped it."""
+    names = [h.name for h in session.handles]
+    done, counts = state.done, state.counts
     # Progress only: the shard's exact size is known once the corpus has streamed past.
     total = -(-(session.source.declared or 0) // session.n) * len(names)
     if session.ops and progress:    # some ops only (certify): count their cases, a pass over the corpus file
         total = sum(1 for _ in session.cases()) * len(names)
     todo = (c for c in session.cases() if any((c.id, nm) not in done for nm in names))
-    with ResultsWriter(path, append=append, fd=fd) as out:
-        if not append:
-            out.write(header)
-        if progress:
-            if getattr(progress, "per_adapter", False) is None:    # the progress line's per-adapter part
-                progress.per_adapter = session.per_adapter
-            progress(len(done), max(total, len(done)), counts)
-        interrupted = False
-        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done, total=max(0, total // max(1, len(names))))
-        try:
-            for case, verdicts, failure in judged:
-                if failure:
-                    result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
-                    print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
-                          file=sys.stderr)
-                    continue
-                result.modes += session.mode_inconsistencies(case, verdicts)     # sets each mode's `mode` first
-                result.layouts += session.layout_differences(case, verdicts)     # and each variant's `layout`
-                for v in verdicts:
-                    out.write(session.record(v, case, run_id))
-                    counts[v.verdict] += 1
-                if session.construction_check:
-                    result.construction += session.construction_differences(case, verdicts)
-                if progress:
-                    doneso = len(done) + session.totals.recorded
-                    progress(doneso, max(total, doneso), counts)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            judged.close()      # now, not when collected: its threads and workers stop before we go on
-        if not interrupted and not finished:
-            out.write(session.end_record(run_id, counts))
+    if progress:
+        if getattr(progress, "per_adapter", False) is None:    # the progress line's per-adapter part
+            progress.per_adapter = session.per_adapter
+        progress(len(done), max(total, len(done)), counts)
+    judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done, total=max(0, total // max(1, len(names))))
+    try:
+        for case, verdicts, failure in judged:
+            if failure:
+                result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
+                print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}", file=sys.stderr)
+                continue
+            result.modes += session.mode_inconsistencies(case, verdicts)     # sets each mode's `mode` first
+            result.layouts += session.layout_differences(case, verdicts)     # and each variant's `layout`
+            for v in verdicts:
+                out.write(session.record(v, case, state.run_id))
+                counts[v.verdict] += 1
+            if session.construction_check:
+                result.construction += session.construction_differences(case, verdicts)
+            if progress:
+                doneso = len(done) + session.totals.recorded
+                progress(doneso, max(total, doneso), counts)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        judged.close()      # now, not when collected: its threads and workers stop before we go on
+    return False
+
+
+def _finish(session, path, state, result, interrupted, t0) -> RunResult:
+    """The run's figures and exit code, once the results file is closed."""
     result.ran, result.unlisted = session.totals.recorded, session.totals.unlisted
-    if done:        # divergences recorded before a resume count too: read them back for the exit code
+    if state.done:        # divergences recorded before a resume count too: read them back for the exit code
         result.unlisted = session.unlisted_in(iter_records(path))
-    result.counts, result.cases = counts, sum(counts.values())
+    result.counts, result.cases = state.counts, sum(state.counts.values())
     if session.construction_check:
         _write_construction(os.path.dirname(path), result.construction)
         result.unlisted += sum(1 for d in result.construction if not d.listed)
