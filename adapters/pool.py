@@ -27,7 +27,7 @@ from .base import Outcome
 from .channel import Channel
 from .registry import AdapterError, AdapterInfo, load, resolve
 from .worker_process import (PROBE_TIMEOUT, RESTART_FLOOR_S, START_TIMEOUT, Aborted,  # noqa: F401  (the pool's names)
-                             WorkerProcess, _worker_path)
+                             WorkerProcess)
 
 DEFAULT_CASE_TIMEOUT = 60.0
 # The most an adapter's own case_timeout is taken for: a candidate that declares 1e12 s would hold a run for
