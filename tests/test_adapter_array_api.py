@@ -1,5 +1,5 @@
 """The array API adapter (one class, any namespace) on numpy and array_api_strict: the name resolves before the
-module:Class reading, doc examples, the listed divergences, no pre-validation of keys, dtypes the namespace
+module:Class reading, the listed divergences, no pre-validation of keys, dtypes the namespace
 lacks, repro scripts, check-adapter.  Runs in the main environment (.venv)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from adapters import registry
 from adapters.array_api_adapter import ArrayApiAdapter, NumpyArrayApi, StrictArrayApi
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
-from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
+from adapter_helpers import adapter_fixture, assert_same, exec_repro, run_ok
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -17,21 +17,14 @@ pytest.importorskip("array_api_strict")
 
 NAMES = ("array-api:numpy", "array-api:array_api_strict")
 
-# The doc examples each namespace does not meet, with their listed cause (suites/expectations/array-api:*.txt).
-DIVERGENT = {
-    "array-api:numpy": {"SI-EX-2": "could not broadcast", "SI-EX-5": "could not broadcast",
-                        "SI-EX-7": "only integer scalar arrays"},
-    "array-api:array_api_strict": {"SI-EX-1": "multi-axes index only specifies", "SI-EX-2": "could not broadcast",
-                                   "SI-EX-5": "could not broadcast", "SI-EX-7": "multi-axes index only specifies",
-                                   "CL-EX-1": "min must be less than or equal to max"},
-}
-
 
 @pytest.fixture(scope="module", params=NAMES)
 def adapter(request):
-    a = registry.load(request.param)
-    a.setup()
-    return a
+    return request.getfixturevalue(request.param.replace(":", "_").replace("-", "_"))
+
+
+array_api_numpy = adapter_fixture("array-api:numpy")
+array_api_array_api_strict = adapter_fixture("array-api:array_api_strict")
 
 
 # ---- the name: a built-in name wins over module:Class; module:Class still works -------------------------
@@ -69,23 +62,7 @@ def test_one_class_the_namespace_from_the_name():
     assert unnamed.available()[0] is False and "array-api:<module>" in unnamed.available()[1]
 
 
-# ---- doc examples and divergences ---------------------------------------------------------------------
-
-def _example_id(case):
-    return next(c for c in case.clauses if "-EX-" in c)
-
-
-EXAMPLES = [item for op in ("setitem", "clip") for item in documented(op)]
-
-
-@pytest.mark.parametrize("case, outputs", EXAMPLES, ids=[_example_id(c) for c, _ in EXAMPLES])
-def test_doc_examples(adapter, case, outputs):
-    why = DIVERGENT[adapter.name].get(_example_id(case))
-    if why:
-        out = adapter.run(case)
-        assert out.kind == RAISED and why in out.message, (out, adapter.repro(case))
-        return
-    assert_doc_example(adapter, case, outputs)
+# ---- read-back and divergences -----------------------------------------------------------------------
 
 
 def test_clip_keeps_x_and_reads_back_unchanged(adapter):
@@ -146,15 +123,6 @@ def test_check_adapter_reports_every_requirement_ok(name):
     from conform import check
     needs = check.check_adapter(name, per_op=1)
     assert all(n.ok for n in needs), [n for n in needs if not n.ok]
-
-
-def test_a_shipped_adapters_certificate_records_the_frameworks_its_row_names():
-    # the measuring process is told them (adapters/registry.py, SHIPPED); none at all is told too
-    from adapters.identity import measure
-    ident = measure("array-api:array_api_strict")
-    assert ident["class"] == "StrictArrayApi" and ident["frameworks"]["array-api-strict"], ident["frameworks"]
-    assert set(ident["frameworks"]) == {"numpy", *registry.SHIPPED["array-api:array_api_strict"].frameworks}
-    assert set(measure("oracle")["frameworks"]) == {"numpy"}, "the oracle wraps no framework"
 
 
 def test_a_0d_clip_that_returns_a_numpy_scalar_is_read_back_not_reported_as_raising():

@@ -1,4 +1,5 @@
-"""The jax adapter against real jax (CPU, x64): doc examples, the rebound names of the in-place contracts,
+"""The jax adapter against real jax (CPU, x64), what is particular to it (the documented examples, their repros,
+availability and identity: tests/test_adapter_contract.py): the rebound names of the in-place contracts,
 64-bit inputs kept, bf16, the known divergences and framework bugs, repro scripts, check-adapter.
 
 jax runs in its own environment (.venv-jax, scripts/setup.sh); .ci/run runs this file there.  Elsewhere
@@ -10,7 +11,7 @@ import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.jax_adapter import JaxAdapter
-from adapter_helpers import assert_doc_example, assert_same, documented, exec_repro, run_ok
+from adapter_helpers import adapter_fixture, assert_same, example, exec_repro, run_ok, with_params
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -19,44 +20,12 @@ if not JaxAdapter().available()[0]:
                 allow_module_level=True)
 
 F32 = np.float32
-DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],
-                  [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
-
-# The doc examples jax does not meet, each with its listed cause (suites/expectations/jax.txt).
-DIVERGENT_EXAMPLES = {"SI-EX-2": "Incompatible types for broadcasting",     # SI-ASSEMBLE
-                      "SI-EX-5": "Incompatible types for broadcasting",     # SI-ASSEMBLE
-                      "SI-EX-7": "truth value of an array"}                 # SI-SCATTER
-
-
-@pytest.fixture(scope="module")
-def adapter():
-    a = JaxAdapter()
-    a.setup()
-    return a
-
-
-def _example_id(item):
-    case, _ = item
-    return next(c for c in case.clauses if "-EX-" in c)
-
-
-EXAMPLES = [item for op in ("setitem", "clip", "scatter", "scatter_nd_add") for item in documented(op)]
-
-
-@pytest.mark.parametrize("case, outputs", EXAMPLES, ids=[_example_id(i) for i in EXAMPLES])
-def test_doc_examples(adapter, case, outputs):
-    example = _example_id((case, outputs))
-    if example in DIVERGENT_EXAMPLES:
-        out = adapter.run(case)
-        assert out.kind == RAISED and DIVERGENT_EXAMPLES[example] in out.message, (out, adapter.repro(case))
-        return
-    in_place = {"scatter": ("input",) if case.params.get("inplace") else (), "scatter_nd_add": ("x",)}
-    assert_doc_example(adapter, case, outputs, also_in_place=in_place.get(case.op, ()))
+adapter = adapter_fixture("jax")
+jit = adapter_fixture("jax-jit")
 
 
 def doc_scatter_case(inplace):
-    return Case("scatter", {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]]),
-                            "src": DOC_X}, {"dim": 0, "inplace": inplace}, clauses=("SC-EX-1",))
+    return with_params(example("SC-EX-1")[0], inplace=inplace)
 
 
 def test_in_place_contracts_report_the_rebound_name_out_of_place_the_unchanged_original(adapter):
@@ -132,22 +101,15 @@ def test_framework_bug_bf16_python_float_value_rounds_twice(adapter):
 
 
 def test_repro_runs_and_makes_the_call_in_jax_syntax(adapter):
-    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
-                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
+    case, want = example("CL-EX-2")
     text = adapter.repro(case)
     assert "jnp.clip(x, 1, 3)" in text and 'jax_enable_x64", True' in text
     ns = exec_repro(adapter, case)
-    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == [[1, 2, 3], [3, 3, 3]], text
+    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == want["out"].tolist(), text
     sc = adapter.repro(doc_scatter_case(True))
     assert "input.at[tuple(grid)].set(src[tuple(map(slice, index.shape))])" in sc and "input = out" in sc
     ns = exec_repro(adapter, doc_scatter_case(True))
     assert isinstance(ns, dict) and np.array_equal(np.asarray(ns["input"]), np.asarray(ns["out"])), sc
-
-
-def test_repro_of_a_divergent_case_fails_with_jax_own_error(adapter):
-    case = next(c for c, _ in documented("setitem") if "SI-EX-2" in c.clauses)
-    e = exec_repro(adapter, case)
-    assert isinstance(e, ValueError) and "Incompatible types for broadcasting" in str(e), adapter.repro(case)
 
 
 def test_check_adapter_reports_every_requirement_ok():
@@ -156,29 +118,15 @@ def test_check_adapter_reports_every_requirement_ok():
     assert all(n.ok for n in needs), [n for n in needs if not n.ok]
 
 
-def test_available_and_version():
-    a = JaxAdapter()
-    assert a.available() == (True, "") and a.version() == a.pin
-
-
 # ---- jax-jit: the same rows, each call compiled with jax.jit ------------------------------------------
 
-@pytest.fixture(scope="module")
-def jit():
-    from adapters.jax_adapter import JaxJitAdapter
-    a = JaxJitAdapter()
-    a.setup()
-    return a
-
-
 def test_jit_gives_the_doc_examples_and_its_repro_compiles_the_call(jit):
-    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
-                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
-    assert_same(run_ok(jit, case)["out"], np.array([[1, 2, 3], [3, 3, 3]], np.int32), "out", jit, case)
+    case, want = example("CL-EX-2")
+    assert_same(run_ok(jit, case)["out"], want["out"], "out", jit, case)
     text = jit.repro(case)
     assert "def call(x):" in text and "jax.jit(call)(x)" in text, text
     ns = exec_repro(jit, case)
-    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == [[1, 2, 3], [3, 3, 3]], text
+    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == want["out"].tolist(), text
     sc = doc_scatter_case(True)
     ns = exec_repro(jit, sc)
     assert isinstance(ns, dict) and np.array_equal(np.asarray(ns["input"]), np.asarray(ns["out"])), jit.repro(sc)

@@ -1,54 +1,35 @@
-"""The mindspore adapters against real mindspore (CPU): doc examples, in-place read-back,
-aliasing for set_, bf16, errors with their [ERROR] reason, availability."""
+"""The mindspore adapters against real mindspore (CPU), what is particular to them (the documented examples,
+availability and identity: tests/test_adapter_contract.py): in-place read-back, out-of-place scatter, aliasing
+for set_, bf16, errors with their [ERROR] reason, worker stderr, layouts, graph mode."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
-from adapters.mindspore_adapter import MindsporeAdapter, MindsporeVariantAdapter
-from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
+from adapters.mindspore_adapter import MindsporeAdapter
+from adapter_helpers import (adapter_fixture, assert_bf16_round_trip, assert_same, BF16_BITS, documented, example, exec_repro,
+                             run_ok, with_params)
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
 F32 = np.float32
-DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],
-                  [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
 
 if not MindsporeAdapter().available()[0]:
     pytest.skip(f"mindspore adapter unavailable: {MindsporeAdapter().available()[1]}", allow_module_level=True)
 
 
-@pytest.fixture(scope="module")
-def ms_adapter():
-    a = MindsporeAdapter()
-    a.setup()
-    return a
-
-
-@pytest.fixture(scope="module")
-def variant():
-    a = MindsporeVariantAdapter()
-    a.setup()
-    return a
-
-
-
-
-
-
-
-
-def scatter_doc_expected():
-    x = DOC_X
-    return np.array([[x[0, 0], x[1, 1], x[1, 2], x[0, 3], x[0, 4]],
-                     [0, x[0, 1], 0, x[1, 3], 0],
-                     [x[1, 0], 0, x[0, 2], 0, x[1, 4]]], F32)
+ms_adapter = adapter_fixture("mindspore")
+variant = adapter_fixture("mindspore-variants")
+graph = adapter_fixture("mindspore-graph")
 
 
 def doc_scatter_case(inplace):
-    return Case("scatter", {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]]),
-                            "src": DOC_X}, {"dim": 0, "inplace": inplace}, clauses=("SC-EX-1",))
+    return with_params(example("SC-EX-1")[0], inplace=inplace)
+
+
+def scatter_doc_expected():
+    return example("SC-EX-1")[1]["out"]
 
 
 # ---- scatter --------------------------------------------------------------------------------------
@@ -68,7 +49,7 @@ def test_scatter_inplace_goes_to_tensor_scatter_and_reports_what_mindspore_does(
     assert out.native_api == "mindspore.Tensor.scatter_"
     self_ = ms.Tensor(np.zeros((3, 5), F32))
     try:                                   # the same call by hand: the adapter must agree with it
-        self_.scatter_(0, ms.Tensor(case.inputs["index"]), ms.Tensor(DOC_X))
+        self_.scatter_(0, ms.Tensor(case.inputs["index"]), ms.Tensor(case.inputs["src"]))
         direct = (RETURNED, "", self_.asnumpy())
     except Exception as e:
         direct = (RAISED, type(e).__name__, str(e))
@@ -83,11 +64,9 @@ def test_scatter_inplace_goes_to_tensor_scatter_and_reports_what_mindspore_does(
 def test_variant_ops_scatter_doc_example_and_value_form(variant):
     case = doc_scatter_case(False)
     assert_same(run_ok(variant, case)["out"], scatter_doc_expected(), "out", variant, case)
-    value = Case("scatter", {"input": np.zeros((2, 4), F32), "index": np.array([[2], [3]])},
-                 {"dim": 1, "value": 1.23, "inplace": False}, clauses=("SC-EX-2",))
-    expected = np.zeros((2, 4), F32)
-    expected[0, 2] = expected[1, 3] = F32(1.23)
-    assert_same(run_ok(variant, value)["out"], expected, "out", variant, value)
+    value, want = example("SC-EX-2")
+    value = with_params(value, inplace=False)
+    assert_same(run_ok(variant, value)["out"], want["out"], "out", variant, value)
     assert variant.run(doc_scatter_case(True)).kind == NOT_APPLICABLE
 
 
@@ -101,27 +80,14 @@ def test_main_adapter_has_no_out_of_place_value_form(ms_adapter):
 # ---- clip --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("which", ["ms_adapter", "variant"])
-def test_clip_doc_examples(which, request):
+def test_clip_doc_example_repro_makes_the_documented_out(which, request):
     adapter = request.getfixturevalue(which)
-    i32 = np.int32
-    c1 = Case("clip", {"x": np.array([[-2, 1, 2], [3, 4, 5]], i32), "min": np.array([[-1, 0, 2], [0, 3, 5]], i32),
-                       "max": np.array([[1, 2, 1], [4, 4, 4]], i32)},
-              {"min": {"kind": "tensor"}, "max": {"kind": "tensor"}}, clauses=("CL-EX-1",))
-    a1 = run_ok(adapter, c1)
-    assert_same(a1["out"], np.array([[-1, 1, 1], [3, 4, 4]], i32), "out", adapter, c1)
-    assert_same(a1["x"], c1.inputs["x"], "x after", adapter, c1)
-    c2 = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], i32)},
-              {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
-    assert_same(run_ok(adapter, c2)["out"], np.array([[1, 2, 3], [3, 3, 3]], i32), "out", adapter, c2)
+    c2, want = example("CL-EX-2")
     ns = exec_repro(adapter, c2)
-    assert isinstance(ns, dict) and ns["out"].asnumpy().tolist() == [[1, 2, 3], [3, 3, 3]], adapter.repro(c2)
+    assert isinstance(ns, dict) and ns["out"].asnumpy().tolist() == want["out"].tolist(), adapter.repro(c2)
 
 
 # ---- scatter_nd_add ----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("case,outputs", documented("scatter_nd_add"), ids=lambda v: getattr(v, "label", ""))
-def test_scatter_nd_add_doc_examples_update_the_parameter(ms_adapter, case, outputs):
-    assert_doc_example(ms_adapter, case, outputs, also_in_place=("x",))
 
 
 def test_kernel_error_carries_class_message_and_stderr_reason(ms_adapter):
@@ -138,16 +104,6 @@ def test_kernel_error_carries_class_message_and_stderr_reason(ms_adapter):
 
 
 # ---- setitem -----------------------------------------------------------------------------------
-
-def test_setitem_doc_examples_that_mindspore_accepts(ms_adapter):
-    b = np.full(2, 10, F32)
-    mixed = Case("setitem", {"target": np.zeros((4, 4), F32), "value": b}, {"key": {"tuple": [0, {"slice": [1, 3, None]}]}})
-    single = Case("setitem", {"target": np.zeros((4, 4), np.int32)}, {"key": {"tuple": [2, 3]}, "value": 5})
-    e_mixed, e_single = np.zeros((4, 4), F32), np.zeros((4, 4), np.int32)
-    e_mixed[0, 1:3] = 10
-    e_single[2, 3] = 5
-    assert_same(run_ok(ms_adapter, mixed)["target"], e_mixed, "target", ms_adapter, mixed)
-    assert_same(run_ok(ms_adapter, single)["target"], e_single, "target", ms_adapter, single)
 
 
 def test_setitem_ellipsis_example_error_is_reported_and_reproduced(ms_adapter):
@@ -177,9 +133,7 @@ def test_set_tensor_source_aliases(ms_adapter):
 
 
 def test_set_doc_example_dtype_change_is_reported(ms_adapter):
-    case = Case("set_", {"target": np.zeros(3), "source": np.array([10, 20, 30], F32)},
-                {"source_kind": "tensor", "probe": 7.0}, clauses=("ST-EX-1",))
-    out = ms_adapter.run(case)
+    out = ms_adapter.run(example("ST-EX-1")[0])
     assert (out.kind, out.exc_type) == (RAISED, "RuntimeError") and "Float32" in out.message, out
 
 
@@ -198,13 +152,8 @@ def test_bf16_set_shares_bits(ms_adapter):
     assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
 
 
-def test_missing_package_is_reported_unavailable_with_the_reason():
-    assert_unavailable_when_missing(MindsporeAdapter)
-
-
-def test_available_and_version():
-    assert MindsporeAdapter().available() == (True, "") and MindsporeAdapter().version() == "2.10.0"
-    assert "set_" not in MindsporeVariantAdapter().ops and "set_" in MindsporeAdapter().ops
+def test_set_is_a_row_of_the_main_adapter_only(ms_adapter, variant):
+    assert "set_" not in variant.ops and "set_" in ms_adapter.ops
 
 
 # ---- stderr: in a worker the worker's own per-case capture holds mindspore's log --------------
@@ -311,14 +260,6 @@ def test_an_aliased_input_is_a_real_view_in_pynative(ms_adapter):
 
 
 # ---- mindspore-graph: the same rows, each call compiled by mindspore.jit (graph mode) ----------------------
-
-@pytest.fixture(scope="module")
-def graph():
-    from adapters.mindspore_adapter import MindsporeGraphAdapter
-    a = MindsporeGraphAdapter()
-    a.setup()
-    return a
-
 
 def test_graph_rows_are_compiled_set_tells_graph_from_eager(ms_adapter, graph):
     # measured on mindspore 2.10.0: eager set_ makes self the source; in a graph, set_ on an argument leaves

@@ -1,5 +1,6 @@
-"""The paddle adapters against real paddlepaddle (CPU): doc examples, put_along_axis's two broadcast modes, set_'s
-byte offset, out-of-place scatter_nd_add, known divergences, bf16, repros, availability.  CI runs it under
+"""The paddle adapters against real paddlepaddle (CPU), what is particular to them (the documented examples,
+availability and identity: tests/test_adapter_contract.py): put_along_axis's two broadcast modes, set_'s byte
+offset, out-of-place scatter_nd_add, known divergences, bf16, repros of passing examples.  CI runs it under
 .venv-paddle (.ci/run)."""
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import numpy as np
 import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED
-from adapters.paddle_adapter import PaddleAdapter, PaddleVariantAdapter, from_paddle, to_paddle
-from adapter_helpers import assert_bf16_round_trip, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
+from adapters.paddle_adapter import PaddleAdapter, from_paddle, to_paddle
+from adapter_helpers import (adapter_fixture, assert_bf16_round_trip, assert_same, BF16_BITS, documented, example, exec_repro,
+                             run_ok, with_params)
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -16,39 +18,21 @@ if not PaddleAdapter().available()[0]:
     pytest.skip(f"paddle adapter unavailable: {PaddleAdapter().available()[1]}", allow_module_level=True)
 
 F32 = np.float32
-DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],
-                  [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
-
-
-@pytest.fixture(scope="module")
-def adapter():
-    a = PaddleAdapter()
-    a.setup()
-    return a
-
-
-@pytest.fixture(scope="module")
-def variant():
-    a = PaddleVariantAdapter()
-    a.setup()
-    return a
+adapter = adapter_fixture("paddle")
+variant = adapter_fixture("paddle-variants")
 
 
 # ---- scatter: put_along_axis, default broadcast=True and paddle-variants' broadcast=False ---------------
 
 @pytest.mark.parametrize("case,outputs", documented("scatter"), ids=lambda v: getattr(v, "label", ""))
-def test_scatter_doc_examples_with_broadcast_false(variant, case, outputs):
-    got = run_ok(variant, case)
-    for name, want in outputs.items():
-        assert_same(got[name], want, name, variant, case)
+def test_scatter_doc_example_repros_run_with_broadcast_false(variant, case, outputs):
     ns = exec_repro(variant, case)
     assert isinstance(ns, dict), f"the repro raised {ns!r}:\n{variant.repro(case)}"
 
 
 def test_scatter_default_broadcast_refuses_a_narrower_index_a_listed_divergence(adapter):
     # SC-EX-3: index [2, 3] into input [3, 5] along dim 1; broadcast=True cannot expand index to input's shape
-    case = Case("scatter", {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2], [2, 0, 1]]),
-                            "src": DOC_X}, {"dim": 1, "inplace": True}, clauses=("SC-EX-3",))
+    case = example("SC-EX-3")[0]
     out = adapter.run(case)
     assert (out.kind, out.exc_type) == (RAISED, "ValueError") and "non-singleton dimension" in out.message, out
     assert out.native_api == "paddle.Tensor.put_along_axis_"
@@ -56,31 +40,25 @@ def test_scatter_default_broadcast_refuses_a_narrower_index_a_listed_divergence(
 
 
 def test_scatter_inplace_updates_input_and_out_of_place_leaves_it(adapter):
-    index = np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]])
     for inplace in (False, True):
-        case = Case("scatter", {"input": np.zeros((3, 5), F32), "index": index, "src": DOC_X},
-                    {"dim": 0, "inplace": inplace})
+        case = with_params(example("SC-EX-1")[0], inplace=inplace)
         arrays = run_ok(adapter, case)
-        assert_same(arrays["input"], arrays["out"] if inplace else np.zeros((3, 5), F32), "input after", adapter, case)
+        assert_same(arrays["input"], arrays["out"] if inplace else case.inputs["input"], "input after", adapter, case)
 
 
 # ---- clip ---------------------------------------------------------------------------------------
 
-def test_clip_scalar_doc_example_and_repro(adapter):
-    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
-                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
-    assert_same(run_ok(adapter, case)["out"], np.array([[1, 2, 3], [3, 3, 3]], np.int32), "out", adapter, case)
+def test_clip_scalar_doc_example_repro_makes_the_documented_out(adapter):
+    case, want = example("CL-EX-2")
     ns = exec_repro(adapter, case)
-    assert isinstance(ns, dict) and ns["out"].numpy().tolist() == [[1, 2, 3], [3, 3, 3]], adapter.repro(case)
+    assert isinstance(ns, dict) and ns["out"].numpy().tolist() == want["out"].tolist(), adapter.repro(case)
 
 
 def test_clip_integer_bound_tensor_is_read_as_its_first_element_a_framework_bug(adapter):
-    i32 = np.int32
-    case = Case("clip", {"x": np.array([[-2, 1, 2], [3, 4, 5]], i32), "min": np.array([[-1, 0, 2], [0, 3, 5]], i32),
-                         "max": np.array([[1, 2, 1], [4, 4, 4]], i32)},
-                {"min": {"kind": "tensor"}, "max": {"kind": "tensor"}}, clauses=("CL-EX-1",))
+    case, want = example("CL-EX-1")
+    x, lo, hi = (case.inputs[k] for k in ("x", "min", "max"))
     got = run_ok(adapter, case)["out"]
-    assert got.tolist() == [[-1, 1, 1], [1, 1, 1]], got.tolist()     # clip(x, -1, 1); the doc: [[-1, 1, 1], [3, 4, 4]]
+    assert got.tolist() == np.clip(x, lo.flat[0], hi.flat[0]).tolist() != want["out"].tolist(), got.tolist()
 
 
 def test_clip_omitted_bound_clips_inf_to_the_finite_extreme_a_framework_bug(adapter):
@@ -106,14 +84,10 @@ def test_scatter_nd_add_non_bool_use_locking_is_not_applicable(adapter):
 
 # ---- setitem --------------------------------------------------------------------------------------
 
-def test_setitem_doc_examples_that_paddle_accepts(adapter):
-    mixed = Case("setitem", {"target": np.zeros((4, 4), F32), "value": np.full(2, 10, F32)},
-                 {"key": {"tuple": [0, {"slice": [1, 3, None]}]}})
-    e_mixed = np.zeros((4, 4), F32)
-    e_mixed[0, 1:3] = 10
-    assert_same(run_ok(adapter, mixed)["target"], e_mixed, "target", adapter, mixed)
+def test_setitem_doc_example_repro_makes_the_documented_target(adapter):
+    mixed, want = example("SI-EX-3")
     ns = exec_repro(adapter, mixed)
-    assert isinstance(ns, dict) and ns["target"].numpy().tolist() == e_mixed.tolist(), adapter.repro(mixed)
+    assert isinstance(ns, dict) and ns["target"].numpy().tolist() == want["target"].tolist(), adapter.repro(mixed)
 
 
 def test_setitem_int32_max_goes_through_float32_a_framework_bug(adapter):
@@ -170,10 +144,6 @@ def test_bf16_set_shares_bits(adapter):
     assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
 
 
-def test_missing_package_is_reported_unavailable_with_the_reason():
-    assert_unavailable_when_missing(PaddleAdapter)
-
-
-def test_available_version_and_ops():
-    assert PaddleAdapter().available() == (True, "") and PaddleAdapter().version() == "3.3.1"
-    assert PaddleVariantAdapter().ops == ("scatter",) and "set_" in PaddleAdapter().ops
+def test_the_variants_row_is_scatter_alone_and_the_main_row_has_set_(adapter, variant):
+    # paddle-variants exists for put_along_axis's broadcast=False alone
+    assert variant.ops == ("scatter",) and "set_" in adapter.ops

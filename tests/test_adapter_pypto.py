@@ -1,4 +1,6 @@
-"""The pypto adapter against real pypto 0.2.0 (its tensor-graph interpreter on the CPU).
+"""The pypto adapter against real pypto 0.2.0 (its tensor-graph interpreter on the CPU), what is particular to it
+(the documented examples, availability and identity: tests/test_adapter_contract.py): its own errors, hangs and
+the hang limit, the kept child, its files, version refusal, the calculator, 0-d tensors, kernel-source repros.
 
 Skipped, with the reason, only where pypto or its calculator cannot be had.
 """
@@ -16,7 +18,7 @@ import pytest
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
 from adapters.pypto_adapter import PyptoAdapter
 from adapters.pypto_runtime import calculator, patches
-from adapter_helpers import assert_same, run_ok
+from adapter_helpers import adapter_fixture, assert_same, documented, run_ok
 from contract.case import Case
 from suites.strategies import all_doc_examples as doc_examples
 
@@ -26,60 +28,10 @@ AVAILABLE, WHY = PyptoAdapter().available()
 needs_pypto = pytest.mark.skipif(not AVAILABLE, reason=f"pypto adapter unavailable: {WHY}")
 
 
-@pytest.fixture(scope="module")
-def adapter():
-    a = PyptoAdapter()
-    a.setup()
-    yield a
-    a.close()
+adapter = adapter_fixture("pypto")
 
 
-def _examples(op):
-    return [(c, out) for c, out in doc_examples() if c.op == op and out]
-
-
-
-
-
-
-# Doc examples pypto's interpreter does not reproduce; suites/expectations/pypto.txt lists them with reasons.
-DIVERGES = {
-    "SI-EX-1": "c[:] = v with v a kernel input: the move leaves c unwritten",
-    "SI-EX-6": "a[2, 3] = 5 writes 0, not 5, in the tensor graph",
-    "SI-EX-7": "Tensor.__setitem__ returns pypto.scatter's new tensor instead of writing it into a",
-}
-
-
-def _marked(pairs):
-    return [pytest.param(c, out, id=c.label.split(" ")[0],
-                         marks=[pytest.mark.xfail(strict=True, reason=DIVERGES[c.label.split(" ")[0]])]
-                         if c.label.split(" ")[0] in DIVERGES else [])
-            for c, out in pairs]
-
-
-# ---- doc examples --------------------------------------------------------------------------------
-
-@needs_pypto
-@pytest.mark.parametrize("case, documented", _marked(_examples("setitem")))
-def test_setitem_doc_example(adapter, case, documented):
-    arrays = run_ok(adapter, case)
-    assert_same(arrays["target"], documented["target"], "target", adapter, case)
-
-
-@needs_pypto
-@pytest.mark.parametrize("case, documented", _marked(_examples("clip")))
-def test_clip_doc_example_and_input_unchanged(adapter, case, documented):
-    arrays = run_ok(adapter, case)
-    assert_same(arrays["out"], documented["out"], "out", adapter, case)
-    assert_same(arrays["x"], case.inputs["x"], "x after the call", adapter, case)
-
-
-@needs_pypto
-@pytest.mark.parametrize("case, documented", _marked(_examples("scatter")))
-def test_scatter_doc_example_inplace(adapter, case, documented):
-    arrays = run_ok(adapter, case)
-    assert_same(arrays["out"], documented["out"], "out", adapter, case)
-    assert_same(arrays["input"], documented["out"], "self after scatter_", adapter, case)
+# ---- scatter -----------------------------------------------------------------------------------
 
 
 @needs_pypto
@@ -111,13 +63,13 @@ def test_a_hanging_call_times_out_and_the_adapter_lives_on():
     a = PyptoAdapter()
     a.setup()
     try:
-        ex, documented = _examples("setitem")[1]
-        assert_same(run_ok(a, ex)["target"], documented["target"], "target", a, ex)
+        ex, want = documented("setitem")[1]
+        assert_same(run_ok(a, ex)["target"], want["target"], "target", a, ex)
         hang = Case("setitem", {"target": np.zeros((4, 4), F32), "b": np.array([2], I32),
                                 "value": np.full((1, 4), 10, F32)}, {"key": {"tensor": "b"}})
         out = a.run(hang)
         assert out.kind == TIMED_OUT and out.seconds <= 10, f"actual: {out.kind} {out.message}\nexpected: timed_out"
-        assert_same(run_ok(a, ex)["target"], documented["target"], "target after a timeout", a, ex)
+        assert_same(run_ok(a, ex)["target"], want["target"], "target after a timeout", a, ex)
     finally:
         a.close()
 
@@ -227,8 +179,8 @@ def test_an_interpreter_error_does_not_poison_later_calls(adapter):
     out = adapter.run(bad)
     assert (out.kind, out.exc_type) == (RAISED, "RuntimeError"), f"actual: {out.kind} {out.exc_type} {out.message}"
     assert "out of bounds" in out.stderr
-    case, documented = _examples("clip")[0]
-    assert_same(run_ok(adapter, case)["out"], documented["out"], "out after an error", adapter, case)
+    case, want = documented("clip")[0]
+    assert_same(run_ok(adapter, case)["out"], want["out"], "out after an error", adapter, case)
 
 
 @needs_pypto

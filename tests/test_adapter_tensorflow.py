@@ -1,5 +1,6 @@
-"""The tensorflow adapter against real tensorflow-cpu: doc examples, the torch-style scatter grid, out-of-place
-read-back, known divergences, bf16, repros, availability.  CI runs it under .venv-tensorflow (.ci/run)."""
+"""The tensorflow adapter against real tensorflow-cpu, what is particular to it (the documented examples,
+availability and identity: tests/test_adapter_contract.py): the torch-style scatter grid, out-of-place
+read-back, known divergences, bf16, repros of passing examples, tf.function.  CI runs it under .venv-tensorflow (.ci/run)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,8 @@ import pytest
 
 from adapters.base import NOT_APPLICABLE, RAISED
 from adapters.tensorflow_adapter import TensorflowAdapter, from_tf, to_tf
-from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
+from adapter_helpers import (adapter_fixture, assert_bf16_round_trip, assert_same, BF16_BITS, documented, example, exec_repro,
+                             run_ok, with_params)
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
@@ -15,34 +17,24 @@ if not TensorflowAdapter().available()[0]:
     pytest.skip(f"tensorflow adapter unavailable: {TensorflowAdapter().available()[1]}", allow_module_level=True)
 
 F32 = np.float32
-DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],
-                  [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
-
-
-@pytest.fixture(scope="module")
-def adapter():
-    a = TensorflowAdapter()
-    a.setup()
-    return a
+adapter = adapter_fixture("tensorflow")
+compiled = adapter_fixture("tensorflow-function")
 
 
 # ---- scatter: the torch document's examples through tensor_scatter_nd_update over the grid --------------
 
 @pytest.mark.parametrize("case,outputs", documented("scatter"), ids=lambda v: getattr(v, "label", ""))
-def test_scatter_doc_examples(adapter, case, outputs):
-    assert_doc_example(adapter, case, outputs)
+def test_scatter_doc_example_repros_make_the_documented_out(adapter, case, outputs):
     ns = exec_repro(adapter, case)
     assert isinstance(ns, dict), f"the repro raised {ns!r}:\n{adapter.repro(case)}"
     assert_same(from_tf(ns["out"]), next(iter(outputs.values())), "repro out", adapter, case)
 
 
 def test_scatter_out_of_place_leaves_input_and_inplace_updates_the_variable(adapter):
-    index = np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]])
     for inplace in (False, True):
-        case = Case("scatter", {"input": np.zeros((3, 5), F32), "index": index, "src": DOC_X},
-                    {"dim": 0, "inplace": inplace})
+        case = with_params(example("SC-EX-1")[0], inplace=inplace)
         arrays = run_ok(adapter, case)
-        expected_input = arrays["out"] if inplace else np.zeros((3, 5), F32)
+        expected_input = arrays["out"] if inplace else case.inputs["input"]
         assert_same(arrays["input"], expected_input, "input after", adapter, case)
         assert adapter.native_api("scatter", case).startswith(
             "tf.Variable.scatter_nd_update" if inplace else "tf.tensor_scatter_nd_update")
@@ -58,22 +50,18 @@ def test_scatter_index_out_of_range_is_tensorflows_error(adapter):
 
 # ---- clip ---------------------------------------------------------------------------------------
 
-def test_clip_scalar_doc_example_and_repro(adapter):
-    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
-                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
-    assert_same(run_ok(adapter, case)["out"], np.array([[1, 2, 3], [3, 3, 3]], np.int32), "out", adapter, case)
+def test_clip_scalar_doc_example_repro_makes_the_documented_out(adapter):
+    case, want = example("CL-EX-2")
     ns = exec_repro(adapter, case)
-    assert isinstance(ns, dict) and ns["out"].numpy().tolist() == [[1, 2, 3], [3, 3, 3]], adapter.repro(case)
+    assert isinstance(ns, dict) and ns["out"].numpy().tolist() == want["out"].tolist(), adapter.repro(case)
 
 
 def test_clip_min_above_max_returns_min_a_listed_divergence(adapter):
     # CL-EX-1: where min > max the documents return max; tf.clip_by_value returns min (its stated precondition)
-    i32 = np.int32
-    case = Case("clip", {"x": np.array([[-2, 1, 2], [3, 4, 5]], i32), "min": np.array([[-1, 0, 2], [0, 3, 5]], i32),
-                         "max": np.array([[1, 2, 1], [4, 4, 4]], i32)},
-                {"min": {"kind": "tensor"}, "max": {"kind": "tensor"}}, clauses=("CL-EX-1",))
+    case, want = example("CL-EX-1")
+    x, lo, hi = (case.inputs[k] for k in ("x", "min", "max"))
     got = run_ok(adapter, case)["out"]
-    assert got.tolist() == [[-1, 1, 2], [3, 4, 5]], got.tolist()     # the documents: [[-1, 1, 1], [3, 4, 4]]
+    assert got.tolist() == np.where(lo > hi, lo, np.clip(x, lo, hi)).tolist() != want["out"].tolist(), got
 
 
 def test_clip_one_bound_is_not_applicable_and_declared(adapter):
@@ -121,17 +109,11 @@ def test_scatter_nd_add_crash_on_a_short_updates_rank_is_a_framework_bug():
 
 # ---- setitem on a tf.Variable ---------------------------------------------------------------------
 
-def test_setitem_doc_examples_that_tensorflow_accepts(adapter):
-    mixed = Case("setitem", {"target": np.zeros((4, 4), F32), "value": np.full(2, 10, F32)},
-                 {"key": {"tuple": [0, {"slice": [1, 3, None]}]}})
-    single = Case("setitem", {"target": np.zeros((4, 4), np.int32)}, {"key": {"tuple": [2, 3]}, "value": 5})
-    e_mixed, e_single = np.zeros((4, 4), F32), np.zeros((4, 4), np.int32)
-    e_mixed[0, 1:3] = 10
-    e_single[2, 3] = 5
-    assert_same(run_ok(adapter, mixed)["target"], e_mixed, "target", adapter, mixed)
-    assert_same(run_ok(adapter, single)["target"], e_single, "target", adapter, single)
+def test_setitem_doc_example_repro_writes_the_variable(adapter):
+    single, want = example("SI-EX-6")
     ns = exec_repro(adapter, single)
-    assert isinstance(ns, dict) and from_tf(ns["target"]).tolist() == e_single.tolist(), adapter.repro(single)
+    assert isinstance(ns, dict) and from_tf(ns["target"]).tolist() == want["target"].tolist(), \
+        adapter.repro(single)
 
 
 def test_setitem_tensor_key_is_tensorflows_own_error(adapter):
@@ -155,42 +137,25 @@ def test_bf16_setitem_moves_bits(adapter):
     assert got.dtype == BFLOAT16 and got.view(np.uint16).tolist() == BF16_BITS.tolist(), got.view(np.uint16)
 
 
-def test_missing_package_is_reported_unavailable_with_the_reason():
-    assert_unavailable_when_missing(TensorflowAdapter)
-
-
-def test_available_version_and_ops():
-    a = TensorflowAdapter()
-    assert a.available() == (True, "") and a.version() == "2.21.0"
-    assert a.ops == ("setitem", "clip", "scatter", "scatter_nd_add") and a.run(
-        Case("set_", {"target": np.zeros(1, F32)}, {})).kind == NOT_APPLICABLE
+def test_set_has_no_row(adapter):
+    assert "set_" not in adapter.ops and adapter.run(Case("set_", {"target": np.zeros(1, F32)}, {})).kind == \
+        NOT_APPLICABLE
 
 
 # ---- tensorflow-function: the same rows, each call compiled by tf.function(jit_compile=True) -------------
 
-@pytest.fixture(scope="module")
-def compiled():
-    from adapters.tensorflow_adapter import TensorflowFunctionAdapter
-    a = TensorflowFunctionAdapter()
-    a.setup()
-    return a
-
-
 def test_function_gives_the_doc_examples_and_its_repro_compiles_the_call(compiled):
-    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
-                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
-    assert_same(run_ok(compiled, case)["out"], np.array([[1, 2, 3], [3, 3, 3]], np.int32), "out", compiled, case)
+    case, want = example("CL-EX-2")
     text = compiled.repro(case)
     assert "tf.function(jit_compile=True)(call)(x)" in text, text
     ns = exec_repro(compiled, case)
-    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == [[1, 2, 3], [3, 3, 3]], text
+    assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == want["out"].tolist(), text
     for inplace in (False, True):       # a Variable (scatter_) is made before the function, as tf.function needs
-        sc = next(c for c, _ in documented("scatter"))
-        sc = Case(sc.op, sc.inputs, {**sc.params, "inplace": inplace}, clauses=sc.clauses)
+        sc = with_params(next(c for c, _ in documented("scatter")), inplace=inplace)
         got = run_ok(compiled, sc)["out"]
         ns = exec_repro(compiled, sc)
         assert isinstance(ns, dict) and np.asarray(ns["out"]).tolist() == got.tolist(), compiled.repro(sc)
-    st = next(c for c, _ in documented("setitem") if "SI-EX-1" in c.clauses)
+    st = example("SI-EX-1")[0]
     ns = exec_repro(compiled, st)
     assert isinstance(ns, dict) and np.asarray(ns["target"]).tolist() == run_ok(compiled, st)["target"].tolist(), \
         compiled.repro(st)

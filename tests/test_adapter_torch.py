@@ -1,4 +1,6 @@
-"""The torch adapter against real torch: doc examples, in-place read-back, aliasing, bf16, errors."""
+"""The torch adapter against real torch, what is particular to it: out-of-place scatter, negative indices passed
+through, its errors and their repros, clip bounds, the scatter-form key, index_put_, set_'s storage views, bf16,
+aliasing, torch.compile.  The documented examples, availability and identity: tests/test_adapter_contract.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,64 +9,25 @@ import pytest
 from adapters.base import NOT_APPLICABLE, RAISED, RETURNED
 from adapters.torch_adapter import from_torch, to_torch
 from adapters.torch_adapter import TorchAdapter
-from adapter_helpers import assert_bf16_round_trip, assert_doc_example, assert_same, assert_unavailable_when_missing, BF16_BITS, documented, exec_repro, run_ok
+from adapter_helpers import adapter_fixture, assert_bf16_round_trip, assert_same, BF16_BITS, example, exec_repro, run_ok, with_params
 from contract.case import Case
 from contract.dtypes import BFLOAT16
 
 torch = pytest.importorskip("torch")
 
 F32 = np.float32
-# The src of the torch.Tensor.scatter_ document's session (SC-EX-1, SC-EX-3).
-DOC_X = np.array([[0.9817, 0.9880, 0.8879, 0.3911, 0.8532],
-                  [0.2367, 0.6074, 0.6374, 0.7830, 0.1322]], F32)
+adapter = adapter_fixture("torch")
 
-
-@pytest.fixture(scope="module")
-def adapter():
-    a = TorchAdapter()
-    a.setup()
-    return a
-
-
-
-
-
-
-
-
-# ---- scatter: the document's session (SC-EX-1..3) ----------------------------------------------
-
-def test_scatter_doc_example_dim0_inplace_reads_back_self(adapter):
-    case = Case("scatter", {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]]),
-                            "src": DOC_X}, {"dim": 0, "inplace": True}, clauses=("SC-EX-1",))
-    arrays = run_ok(adapter, case)
-    x = DOC_X
-    expected = np.array([[x[0, 0], x[1, 1], x[1, 2], x[0, 3], x[0, 4]],
-                         [0, x[0, 1], 0, x[1, 3], 0],
-                         [x[1, 0], 0, x[0, 2], 0, x[1, 4]]], F32)
-    assert_same(arrays["out"], expected, "out", adapter, case)
-    assert_same(arrays["input"], expected, "input after scatter_", adapter, case)
-
-
-def test_scatter_doc_example_value_form(adapter):
-    case = Case("scatter", {"input": np.zeros((2, 4), F32), "index": np.array([[2], [3]])},
-                {"dim": 1, "value": 1.23, "inplace": True}, clauses=("SC-EX-2",))
-    arrays = run_ok(adapter, case)
-    expected = np.zeros((2, 4), F32)
-    expected[0, 2] = expected[1, 3] = F32(1.23)
-    assert_same(arrays["out"], expected, "out", adapter, case)
+# ---- scatter ---------------------------------------------------------------------------------
 
 
 def test_scatter_doc_example_dim1_out_of_place_leaves_self(adapter):
-    case = Case("scatter", {"input": np.zeros((3, 5), F32), "index": np.array([[0, 1, 2], [2, 0, 1]]),
-                            "src": DOC_X}, {"dim": 1, "inplace": False}, clauses=("SC-EX-3",))
+    # the documented scatter_ (SC-EX-3) made as Tensor.scatter: the documented out, self untouched
+    documented, outputs = example("SC-EX-3")
+    case = with_params(documented, inplace=False)
     arrays = run_ok(adapter, case)
-    x = DOC_X
-    expected = np.zeros((3, 5), F32)
-    expected[0, :3] = x[0, :3]
-    expected[1, :3] = [x[1, 1], x[1, 2], x[1, 0]]
-    assert_same(arrays["out"], expected, "out", adapter, case)
-    assert_same(arrays["input"], np.zeros((3, 5), F32), "input after scatter", adapter, case)
+    assert_same(arrays["out"], outputs["out"], "out", adapter, case)
+    assert_same(arrays["input"], case.inputs["input"], "input after scatter", adapter, case)
 
 
 def test_scatter_negative_index_is_passed_through_not_normalised(adapter):
@@ -89,25 +52,6 @@ def test_scatter_out_of_range_error_has_class_and_message_and_repro_reproduces(a
 
 # ---- clip ------------------------------------------------------------------------------------
 
-def test_clip_doc_example_tensor_bounds(adapter):
-    i32 = np.int32
-    case = Case("clip", {"x": np.array([[-2, 1, 2], [3, 4, 5]], i32), "min": np.array([[-1, 0, 2], [0, 3, 5]], i32),
-                         "max": np.array([[1, 2, 1], [4, 4, 4]], i32)},
-                {"min": {"kind": "tensor"}, "max": {"kind": "tensor"}}, clauses=("CL-EX-1",))
-    arrays = run_ok(adapter, case)
-    assert_same(arrays["out"], np.array([[-1, 1, 1], [3, 4, 4]], i32), "out", adapter, case)
-    assert_same(arrays["x"], case.inputs["x"], "x after clamp", adapter, case)
-
-
-def test_clip_doc_example_scalar_bounds_and_repro_runs(adapter):
-    case = Case("clip", {"x": np.array([[0, 2, 4], [3, 4, 6]], np.int32)},
-                {"min": {"kind": "int", "value": 1}, "max": {"kind": "int", "value": 3}}, clauses=("CL-EX-2",))
-    arrays = run_ok(adapter, case)
-    assert_same(arrays["out"], np.array([[1, 2, 3], [3, 3, 3]], np.int32), "out", adapter, case)
-    ns = exec_repro(adapter, case)
-    assert isinstance(ns, dict), f"repro raised {ns!r}:\n{adapter.repro(case)}"
-    assert ns["out"].tolist() == [[1, 2, 3], [3, 3, 3]]
-
 
 def test_clip_element_bound_is_a_0d_tensor_of_its_dtype(adapter):
     case = Case("clip", {"x": np.array([0.5, 2.5], F32)},
@@ -115,38 +59,12 @@ def test_clip_element_bound_is_a_0d_tensor_of_its_dtype(adapter):
     assert_same(run_ok(adapter, case)["out"], np.array([1.0, 2.0], F32), "out", adapter, case)
 
 
-# ---- setitem: the pypto document's examples -------------------------------------------------------
+# ---- setitem -------------------------------------------------------------------------------------
 
 def _setitem(key, target, value=None, scalar=None):
     inputs = {"target": target} if value is None else {"target": target, "value": value}
     params = {"key": key} if scalar is None else {"key": key, "value": scalar}
     return Case("setitem", inputs, params)
-
-
-def test_setitem_mixed_and_negative_examples(adapter):
-    b = np.full(2, 10, F32)
-    mixed = _setitem({"tuple": [0, {"slice": [1, 3, None]}]}, np.zeros((4, 4), F32), b)
-    neg = _setitem({"tuple": [-1, {"slice": [-3, -1, None]}]}, np.zeros((4, 4), F32), b)
-    e_mixed, e_neg = np.zeros((4, 4), F32), np.zeros((4, 4), F32)
-    e_mixed[0, 1:3] = 10
-    e_neg[3, 1:3] = 10
-    assert_same(run_ok(adapter, mixed)["target"], e_mixed, "target", adapter, mixed)
-    assert_same(run_ok(adapter, neg)["target"], e_neg, "target", adapter, neg)
-
-
-def test_setitem_single_int32_element(adapter):
-    case = _setitem({"tuple": [2, 3]}, np.zeros((4, 4), np.int32), scalar=5)
-    expected = np.zeros((4, 4), np.int32)
-    expected[2, 3] = 5
-    assert_same(run_ok(adapter, case)["target"], expected, "target", adapter, case)
-
-
-def test_setitem_assemble_example_is_reported_as_torch_raises_it(adapter):
-    # pypto's a[0:, 0:] = b writes a 2x2 b into a 4x4 a; torch broadcasts and refuses.
-    case = _setitem({"tuple": [{"slice": [0, None, None]}, {"slice": [0, None, None]}]},
-                    np.zeros((4, 4), F32), np.full((2, 2), 10, F32))
-    out = adapter.run(case)
-    assert (out.kind, out.exc_type) == (RAISED, "RuntimeError") and "must match" in out.message, out
 
 
 def test_setitem_scatter_form_key_reaches_torch_with_a_tensor_stop(adapter):
@@ -158,10 +76,6 @@ def test_setitem_scatter_form_key_reaches_torch_with_a_tensor_stop(adapter):
 
 
 # ---- scatter_nd_add through index_put_(accumulate=True) ------------------------------------------
-
-@pytest.mark.parametrize("case,outputs", documented("scatter_nd_add"), ids=lambda v: getattr(v, "label", ""))
-def test_scatter_nd_add_doc_examples(adapter, case, outputs):
-    assert_doc_example(adapter, case, outputs, also_in_place=("x",))
 
 
 def test_scatter_nd_add_duplicates_accumulate(adapter):
@@ -221,15 +135,7 @@ def test_bf16_setitem_moves_bits_through_torch(adapter):
     assert target.view(np.uint16).tolist() == BF16_BITS.tolist(), target.view(np.uint16)
 
 
-# ---- availability -----------------------------------------------------------------------------
-
-def test_missing_package_is_reported_unavailable_with_the_reason():
-    assert_unavailable_when_missing(TorchAdapter)
-
-
-def test_available_and_version():
-    assert TorchAdapter().available() == (True, "")
-    assert TorchAdapter().version().startswith("2.13.0")
+# ---- set_ of no array, aliased inputs ------------------------------------------------------------
 
 
 def test_set_negative_size_is_reported_as_returned_not_as_an_adapter_error(adapter):

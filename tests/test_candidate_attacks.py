@@ -34,6 +34,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
 # ---- helpers ----------------------------------------------------------------------------------
 
 from test_misbehaviour import alive  # noqa: E402  (one definition of a live, non-zombie process)
+from adapter_helpers import conform
 
 
 # Workers and scratch folders this process already had before the test: in a whole-suite run the same
@@ -154,10 +155,6 @@ SHAPES = ["longer", "matrix", "scalar", "empty", "int64", "x-longer", "ok"]
 def test_an_output_of_another_shape_or_dtype_is_a_value_mismatch_that_report_certify_and_diff_show(tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     write_corpus(str(corpus), [clip_case(label, x=[1.0, 5.0, 9.0, float(i)]) for i, label in enumerate(SHAPES)])
-
-    def conform(*args):
-        return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, env=ENV, text=True,
-                              capture_output=True, timeout=120)
 
     # certify runs the corpus itself, then writes the report and the certificate from what came back
     cert_dir = tmp_path / "cert"

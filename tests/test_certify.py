@@ -19,6 +19,7 @@ from reports.model import EDGE_EMPTY
 from suites.corpus import write_corpus
 
 from report_fixtures import case_record, clip_case, report_text, write_results
+from adapter_helpers import cli_env, conform
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = ROOT / "examples" / "vendor_adapter"
@@ -29,12 +30,6 @@ DOC = ROOT / "docs" / "CERTIFY.md"
 @pytest.fixture
 def vendor_path(monkeypatch):
     monkeypatch.syspath_prepend(str(VENDOR))
-
-
-def conform(*args, pythonpath=(), cwd=ROOT, timeout=600):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*map(str, pythonpath), str(ROOT)]))
-    return subprocess.run([sys.executable, "-m", "conform.cli", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def _bound(v):
@@ -186,7 +181,7 @@ def test_a_failure_is_charged_to_the_clause_its_failures_go_with(tmp_path):
 def test_certify_end_to_end_with_the_vendor_adapter(tmp_path, small_corpus):
     out = tmp_path / "cert"
     r = conform("certify", "--adapter", SPEC, "--corpus", small_corpus, "--out", out, "--case-timeout", "60",
-                "--junit", tmp_path / "junit.xml", pythonpath=[VENDOR])
+                "--junit", tmp_path / "junit.xml", env=cli_env(VENDOR, ROOT))
     assert (out / "certificate.json").is_file(), f"no certificate; exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     assert r.returncode == 1, f"exit {r.returncode}, expected 1 (a failing case)\n{r.stdout}\n{r.stderr}"
     cert = json.loads((out / "certificate.json").read_text())
@@ -231,7 +226,7 @@ def test_certify_op_subset(tmp_path, small_corpus):
 ])
 def test_certify_refuses_bad_options(tmp_path, small_corpus, args, code, says):
     out = tmp_path / "cert"
-    r = conform("certify", "--adapter", SPEC, "--corpus", small_corpus, "--out", out, *args, pythonpath=[VENDOR])
+    r = conform("certify", "--adapter", SPEC, "--corpus", small_corpus, "--out", out, *args, env=cli_env(VENDOR, ROOT))
     assert r.returncode == code and says in r.stderr, (r.returncode, r.stderr)
     assert not (out / "certificate.json").exists()
 
@@ -251,14 +246,14 @@ def certified(tmp_path, small_corpus):
     pkg = tmp_path / "pkg"
     shutil.copytree(VENDOR / "vendor_clip", pkg / "vendor_clip", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "cert"
-    r = conform("certify", "--adapter", SPEC, "--corpus", small_corpus, "--out", out, pythonpath=[pkg])
+    r = conform("certify", "--adapter", SPEC, "--corpus", small_corpus, "--out", out, env=cli_env(pkg, ROOT))
     assert r.returncode == 1, r.stderr
     return out, pkg
 
 
 def verify(cert, pkg, *args):
     """The certificates here are made on a small corpus of their own: accepted as such."""
-    return conform("verify", cert, "--accept-other-corpus", "--challenge", "20", *args, pythonpath=[pkg])
+    return conform("verify", cert, "--accept-other-corpus", "--challenge", "20", *args, env=cli_env(pkg, ROOT))
 
 
 def test_verify_accepts_an_untouched_certificate(certified, small_corpus):

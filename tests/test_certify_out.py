@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import functools
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,16 +13,12 @@ import numpy as np
 from conform.cli import Progress
 from contract.case import Case
 from suites.corpus import write_corpus
+from adapter_helpers import cli_env, conform as _conform
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = ROOT / "examples" / "vendor_adapter"
+conform = functools.partial(_conform, env=cli_env(VENDOR, ROOT))     # the vendor example importable, as installed
 SPEC = "vendor_clip.adapter:VendorClipAdapter"
-
-
-def conform(*args, timeout=600):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(VENDOR), str(ROOT)]))
-    return subprocess.run([sys.executable, "-m", "conform.cli", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def _corpus(tmp_path) -> Path:

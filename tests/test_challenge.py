@@ -2,10 +2,7 @@
 
 Each attack is a real candidate (tests/challenge_adapters.py) certified and verified end to end."""
 import json
-import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,15 +11,10 @@ import pytest
 from adapters.base import terminal_text
 from conform import challenge as CH
 from suites.corpus import DEFAULT_PATH, iter_corpus, write_corpus
+from adapter_helpers import cli_env, conform
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
-
-
-def conform(*args, env=None, timeout=600):
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(TESTS)]), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "conform.cli", *map(str, args)], cwd=ROOT, env=e,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def clip_cases(n):
@@ -60,9 +52,9 @@ def test_verify_refuses_a_candidate_that_memorized_the_corpus(tmp_path, small):
     env = table_env(tmp_path, small)
     cert = tmp_path / "cert"
     r = conform("certify", "--adapter", "challenge_adapters:Memorized", "--corpus", small, "--out", cert, "--jobs", 1,
-                env=env)
+                env=cli_env(**env))
     assert r.returncode == 0, r.stdout + r.stderr       # every certified case passes
-    r = conform("verify", cert, "--accept-other-corpus", "--challenge", 40, "--jobs", 1, env=env)
+    r = conform("verify", cert, "--accept-other-corpus", "--challenge", 40, "--jobs", 1, env=cli_env(**env))
     assert r.returncode == 1, r.stdout + r.stderr
     assert "DIFFERS: challenge: clip: fresh cases failing unlisted" in r.stdout, r.stdout
     assert "re-ran 40 cases" in r.stdout, "the recorded sample alone agrees: only the fresh cases tell"
@@ -103,23 +95,23 @@ def test_a_certificate_on_another_corpus_says_so_and_verify_refuses_it_unless_ac
     env = table_env(tmp_path, small)
     cert = tmp_path / "cert"
     r = conform("certify", "--adapter", "challenge_adapters:Memorized", "--corpus", small, "--out", cert, "--jobs", 1,
-                env=env)
+                env=cli_env(**env))
     assert "on NOT THE SHIPPED CORPUS" in r.stdout, r.stdout
     assert "NOT THE SHIPPED CORPUS" in json.loads((cert / "certificate.json").read_text())["headline"]
-    r = conform("verify", cert, "--challenge", 0, "--sample", 5, "--jobs", 1, env=env)
+    r = conform("verify", cert, "--challenge", 0, "--sample", 5, "--jobs", 1, env=cli_env(**env))
     assert r.returncode == 1 and "DIFFERS: corpus: certified on a corpus other than the shipped one" in r.stdout, r.stdout
-    r = conform("verify", cert, "--challenge", 0, "--sample", 5, "--accept-other-corpus", "--jobs", 1, env=env)
+    r = conform("verify", cert, "--challenge", 0, "--sample", 5, "--accept-other-corpus", "--jobs", 1, env=cli_env(**env))
     assert r.returncode == 0 and "accepted (--accept-other-corpus)" in r.stdout, r.stdout + r.stderr
 
 
 def test_the_certificate_folder_carries_the_adapters_source_and_verify_checks_the_copy(tmp_path, small):
     env = table_env(tmp_path, small)
     cert = tmp_path / "cert"
-    conform("certify", "--adapter", "challenge_adapters:Memorized", "--corpus", small, "--out", cert, "--jobs", 1, env=env)
+    conform("certify", "--adapter", "challenge_adapters:Memorized", "--corpus", small, "--out", cert, "--jobs", 1, env=cli_env(**env))
     copy = cert / "source" / "challenge_adapters.py"
     assert copy.read_bytes() == (TESTS / "challenge_adapters.py").read_bytes()
     copy.write_text(copy.read_text() + "\n# not what ran\n")
-    r = conform("verify", cert, "--challenge", 0, "--sample", 5, "--accept-other-corpus", "--jobs", 1, env=env)
+    r = conform("verify", cert, "--challenge", 0, "--sample", 5, "--accept-other-corpus", "--jobs", 1, env=cli_env(**env))
     assert r.returncode == 1 and "DIFFERS: source: source/ beside the certificate" in r.stdout, r.stdout
 
 

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from adapter_helpers import conform
 from contract.results import iter_records
 
 from bad_adapters import clip_case, write_corpus
@@ -18,12 +19,6 @@ BAD = ["bad_adapters:Segfault", "bad_adapters:Hang", "bad_adapters:OddExceptions
        "bad_adapters:WrongOutputs", "bad_adapters:Mutating"]
 LABELS = ["ok", "crash", "hang", "base", "unprintable", "exit", "shape", "dtype", "value", "missing"]
 TIMING = ("elapsed_s", "started", "finished")
-
-
-def conform(*args, timeout=300, **kw):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
-    return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, env=env, text=True,
-                          capture_output=True, timeout=timeout, **kw)
 
 
 def popen(*args):

@@ -16,15 +16,10 @@ import sys
 
 import numpy as np
 import pytest
+from adapter_helpers import conform
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
-
-
-def conform(*args, cwd=ROOT, timeout=300):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS])}
-    return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=cwd, env=env, text=True,
-                          capture_output=True, timeout=timeout)
 
 
 def header(out_dir) -> dict:

@@ -6,23 +6,16 @@ worker processes; it fails when the attack succeeds.
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bad_adapters import clip_case, write_corpus
 from contract.results import file_sha256, iter_records
+from adapter_helpers import conform
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
-
-
-def conform(*args, timeout=300, cwd=ROOT):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)])}
-    return subprocess.run([sys.executable, "-m", "conform.cli", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ given", 2.1 returns x: the transition issue 40 reports) and a few others.
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 
 import pytest
@@ -17,15 +16,11 @@ from adapters import releases as R
 from adapters.base import RETURNED
 from contract.case import Case
 from suites.corpus import DEFAULT_PATH
+from adapter_helpers import conform
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OLD, NEW = "2.0.2", "2.1.3"         # two declared releases of array-api:numpy (adapters/registry.py)
 ADAPTER = "array-api:numpy"
-
-
-def conform(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          env=env, timeout=300)
 
 
 def _corpus_cases():

@@ -17,16 +17,14 @@ oracle's expectation allows), so every known kind of divergence is tried.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import oracle
+from adapter_helpers import REPRODUCED, assert_reproduces, run_script
 from adapters.registry import load
 from adapters.repro import accepts_expectation, call_repro
 from contract.expectation import EXACT, Expectation, ExpectedArray
@@ -39,9 +37,6 @@ from suites.judge import divergence_key, input_ranks
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 VENDOR = ROOT / "examples" / "vendor_adapter"
-# the verdicts a repro reproduces, and the expectation kind each needs
-REPRODUCED = {"value-mismatch": "value", "unexpected-error": "value", "missing-error": "error",
-              "wrong-error-class": "error"}
 
 
 @pytest.fixture(autouse=True)
@@ -49,36 +44,6 @@ def importable(monkeypatch):
     # workers see this process's sys.path (adapters/pool.py): the test adapters and the vendor example
     monkeypatch.syspath_prepend(str(TESTS))
     monkeypatch.syspath_prepend(str(VENDOR))
-
-
-def run_script(text: str, where: Path, timeout=300) -> subprocess.CompletedProcess:
-    """Run a repro as `python repro.py` from an empty folder; the folder must stay empty."""
-    where.mkdir(parents=True, exist_ok=True)
-    script = where / "repro.py"
-    script.write_text(text)
-    cwd = where / "cwd"
-    cwd.mkdir()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(TESTS), str(VENDOR)]))
-    r = subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True,
-                       timeout=timeout)
-    assert os.listdir(cwd) == [], f"the repro wrote into the working folder: {os.listdir(cwd)}\n{text}"
-    return r
-
-
-def assert_reproduces(rec: dict, where: Path):
-    """A failing record's repro fails the way the record says."""
-    r = run_script(rec["repro"], where)
-    what = f"{rec['adapter']} {rec['op']} case {rec['case_id']}: {rec['verdict']} ({rec['outcome'][:200]})"
-    assert r.returncode != 0, f"{what}: the repro exited 0\nstdout:\n{r.stdout[-2000:]}\nrepro:\n{rec['repro']}"
-    err = r.stderr
-    if rec["verdict"] == "value-mismatch":
-        assert f"AssertionError: {rec['mismatch']['output']}:" in err, f"{what}\nstderr:\n{err[-3000:]}"
-    elif rec["verdict"] == "missing-error":
-        assert "AssertionError: the call returned; the documents say it raises" in err, f"{what}\n{err[-3000:]}"
-    else:
-        cls = rec["error"]["actual_class"]
-        assert re.search(rf"(^|[.\s]){re.escape(cls)}(: |$)", err, re.M), \
-            f"{what}: expected {cls} in the traceback\nstderr:\n{err[-3000:]}"
 
 
 def assert_passes(adapter, case, where: Path):

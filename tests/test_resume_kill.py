@@ -17,6 +17,7 @@ import pytest
 from contract.results import iter_records
 from oracle import registry
 from suites import corpus as C
+from adapter_helpers import conform
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
@@ -28,11 +29,6 @@ TOKEN = "CONFORM_RESUME_TEST_TOKEN"
 
 def _env(token):
     return {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, TESTS]), TOKEN: token}
-
-
-def conform(token, *args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "conform.cli", *args], cwd=ROOT, env=_env(token), text=True,
-                          capture_output=True, timeout=timeout)
 
 
 def kill_when(token, args, results, records_at_least):
@@ -87,7 +83,7 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def uninterrupted(corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("full")
-    r = conform("full", "run", "--adapter", ADAPTER, "--corpus", corpus[0], "--out", str(out), "--no-report")
+    r = conform("run", "--adapter", ADAPTER, "--corpus", corpus[0], "--out", str(out), "--no-report", env=_env("full"), timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     recs = list(iter_records(str(out / "results.jsonl")))
     assert sum(1 for x in recs if x["record"] == "case") == len(corpus[1])
@@ -120,7 +116,7 @@ def test_sigkill_then_resume_equals_the_uninterrupted_run(tmp_path, corpus, unin
         kill_when(token, [*args, "--resume"], results, len(partial) + 60)
 
     t0 = time.monotonic()
-    r = conform(token, *args, "--resume")
+    r = conform(*args, "--resume", env=_env(token), timeout=120)
     took = time.monotonic() - t0
     assert r.returncode == 0, f"actual: exit {r.returncode}; expected: 0; stderr: {r.stderr[-2000:]}"
 
@@ -140,9 +136,9 @@ def test_sigkill_then_resume_equals_the_uninterrupted_run(tmp_path, corpus, unin
 def test_resume_of_a_finished_run_adds_nothing(tmp_path, corpus, uninterrupted):
     out = tmp_path / "out"
     args = ["run", "--adapter", ADAPTER, "--corpus", corpus[0], "--out", str(out), "--no-report"]
-    assert conform("done", *args).returncode == 0
+    assert conform(*args, env=_env("done"), timeout=120).returncode == 0
     before = open(out / "results.jsonl", "rb").read()
-    r = conform("done", *args, "--resume")
+    r = conform(*args, "--resume", env=_env("done"), timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert open(out / "results.jsonl", "rb").read() == before, "resuming a finished run must not write"
 
@@ -155,7 +151,7 @@ def test_resume_refuses_damage_other_than_a_torn_last_line(tmp_path, corpus):
     lines = open(results, "rb").read().split(b"\n")
     lines[5] = lines[5][: len(lines[5]) // 2]            # a torn line in the middle is not a kill
     open(results, "wb").write(b"\n".join(lines))
-    r = conform("damage", *args, "--resume")
+    r = conform(*args, "--resume", env=_env("damage"), timeout=120)
     assert r.returncode == 3, f"actual: exit {r.returncode}; expected: 3 (bad input); {r.stderr[-1000:]}"
     assert f"{results}:6" in r.stderr, r.stderr[-1000:]
     json.loads(lines[1])      # the file was left as it was: nothing appended after the refusal
