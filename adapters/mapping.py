@@ -61,6 +61,17 @@ def native_name(table: dict, op: str, case=None) -> str:
         return row.native
 
 
+def lacking(adapter, api: str, error) -> Optional[Outcome]:
+    """Not applicable where the installed release has no such API: the AttributeError names the row's own
+    function (`paddle.Tensor.set_ (...)` -> set_), as an older release lacking `Tensor.set_` raises.  Nothing
+    was called, so it is the release's outcome for the op, recorded as such, never its answer to the case."""
+    missing = getattr(error, "name", None) if isinstance(error, AttributeError) else None
+    if not missing or missing != re.split(r"[ (]", api, maxsplit=1)[0].rsplit(".", 1)[-1]:
+        return None
+    return Outcome.not_applicable(f"{adapter.name} {adapter.version()}: this release has no {api.split(' ')[0]} "
+                                  f"({type(error).__name__}: {error})"[:2000])
+
+
 def unmapped(adapter, op: str) -> Outcome:
     out = Outcome.not_applicable(f"{adapter.name} has no mapping for {op} (it maps {', '.join(adapter.ops)})")
     out.native_api = op
@@ -149,7 +160,7 @@ class FrameworkAdapter(PinnedAdapter):
             except ReadBackError as e:      # the adapter's failure, not the framework's answer
                 outcome = Outcome(CRASHED, message=f"the adapter could not read the answer back: {e}")
             except BaseException as e:      # the framework's failure is the result, whatever it is
-                outcome = Outcome.raised(e)
+                outcome = lacking(self, api, e) or Outcome.raised(e)
         outcome = self.finish(outcome, capture)
         outcome.native_api = api
         return outcome
