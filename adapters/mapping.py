@@ -9,6 +9,7 @@ case's NumPy arrays.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -61,15 +62,20 @@ def native_name(table: dict, op: str, case=None) -> str:
         return row.native
 
 
-def lacking(adapter, api: str, error) -> Optional[Outcome]:
-    """Not applicable where the installed release has no such API: the AttributeError names the row's own
-    function (`paddle.Tensor.set_ (...)` -> set_), as an older release lacking `Tensor.set_` raises.  Nothing
-    was called, so it is the release's outcome for the op, recorded as such, never its answer to the case."""
-    missing = getattr(error, "name", None) if isinstance(error, AttributeError) else None
-    if not missing or missing != re.split(r"[ (]", api, maxsplit=1)[0].rsplit(".", 1)[-1]:
-        return None
-    return Outcome.not_applicable(f"{adapter.name} {adapter.version()}: this release has no {api.split(' ')[0]} "
-                                  f"({type(error).__name__}: {error})"[:2000])
+def missing_api(module, native: str) -> str:
+    """The row's API as a dotted path (`paddle.Tensor.set_ (offset in bytes)` -> paddle.Tensor.set_) where the
+    installed release lacks it; '' where it has it, or where the name is not a plain path of `module`."""
+    path = re.split(r"[ (]", native, maxsplit=1)[0].split(".")
+    if not module or path[0] != module.__name__.split(".")[0] or not all(p.isidentifier() for p in path):
+        return ""
+    obj = sys.modules.get(path[0])      # the framework's top package: imported with the module it handed us
+    if obj is None:
+        return ""
+    for part in path[1:]:
+        if not hasattr(obj, part):
+            return ".".join(path)
+        obj = getattr(obj, part)
+    return ""
 
 
 def unmapped(adapter, op: str) -> Outcome:
@@ -99,7 +105,18 @@ class FrameworkAdapter(PinnedAdapter):
 
     @property
     def ops(self) -> tuple:
-        return tuple(self.TABLE)
+        """The ops of TABLE whose API the installed release has: an older release without one (paddle 2.6.2
+        and mindspore 2.7.0 have no Tensor.set_) does not map that op, so its cases are not applicable to that
+        release, with the reason, never the framework refusing each of them."""
+        return tuple(op for op in self.TABLE if not self.lacks(op))
+
+    def lacks(self, op: str) -> str:
+        """The API `op`'s row calls, where the installed release lacks it ('' otherwise)."""
+        try:
+            module = self.framework()
+        except Exception:       # not importable here: available() says why
+            return ""
+        return missing_api(module, self.TABLE[op].native)
 
     def native_api(self, op: str, case=None) -> str:
         return native_name(self.TABLE, op, case)
@@ -143,6 +160,11 @@ class FrameworkAdapter(PinnedAdapter):
         row = self.TABLE.get(case.op)
         if row is None:
             return unmapped(self, case.op)
+        if (missing := self.lacks(case.op)):
+            out = Outcome.not_applicable(f"{self.name} {self.version()} has no {missing}: this release cannot "
+                                         f"run {case.op}")
+            out.native_api = missing
+            return out
         api = self.native_api(case.op, case)
         fw = self.framework()
         with self.guard() as capture:
@@ -160,7 +182,7 @@ class FrameworkAdapter(PinnedAdapter):
             except ReadBackError as e:      # the adapter's failure, not the framework's answer
                 outcome = Outcome(CRASHED, message=f"the adapter could not read the answer back: {e}")
             except BaseException as e:      # the framework's failure is the result, whatever it is
-                outcome = lacking(self, api, e) or Outcome.raised(e)
+                outcome = Outcome.raised(e)
         outcome = self.finish(outcome, capture)
         outcome.native_api = api
         return outcome
