@@ -85,7 +85,7 @@ class PluginState:
         self._writer = None
         self.merged = None
         self.planned = []           # (spec, case) of the corpus items this process runs, in run order
-        self._ahead = None          # the scheduler's run over them (Ahead), started by the first item
+        self._background = None          # the scheduler's run over them (BackgroundRun), started by the first item
 
     @property
     def session(self):
@@ -211,42 +211,42 @@ class PluginState:
         """One corpus case through one adapter: judged, listed divergences matched, recorded."""
         v = None
         if self.planned:
-            if self._ahead is None:
-                self._ahead = Ahead(self.session, self.planned)
-            v = self._ahead.verdict(spec, case)
+            if self._background is None:
+                self._background = BackgroundRun(self.session, self.planned)
+            v = self._background.verdict(spec, case)
         elif self.worker is not None:
-            v = self._handed_verdict(spec, case)
+            v = self._xdist_queue_verdict(spec, case)
         if v is None:       # not planned (a rerun, a lone item): the scheduler is done by then
             v = self.session.check(case, self.handle(spec))
         self.record(v, case)
         return v
 
-    def _handed_verdict(self, spec, case):
+    def _xdist_queue_verdict(self, spec, case):
         """In an xdist worker: the verdict from the scheduler run over this item and the corpus items xdist has
         handed this worker right after it (up to the first other test, which so never runs beside it); None
         when there are none, or this xdist keeps its queue otherwise."""
-        if self._ahead is not None:
-            if self._ahead.wants(spec, case):
-                return self._ahead_verdict(spec, case)
-            self._ahead.finish()
-            self._ahead = None
-        batch = [(spec, case)] + _handed_corpus_items(self.config)
+        if self._background is not None:
+            if self._background.wants(spec, case):
+                return self._background_verdict(spec, case)
+            self._background.finish()
+            self._background = None
+        batch = [(spec, case)] + _xdist_queued_items(self.config)
         if len(batch) < 2:
             return None
-        self._ahead = Ahead(self.session, batch)
-        return self._ahead_verdict(spec, case)
+        self._background = BackgroundRun(self.session, batch)
+        return self._background_verdict(spec, case)
 
-    def _ahead_verdict(self, spec, case):
-        v = self._ahead.verdict(spec, case)
-        if self._ahead.all_taken:       # its last item: done (its workers closed) before the next test starts
-            self._ahead.finish()
-            self._ahead = None
+    def _background_verdict(self, spec, case):
+        v = self._background.verdict(spec, case)
+        if self._background.all_taken:       # its last item: done (its workers closed) before the next test starts
+            self._background.finish()
+            self._background = None
         return v
 
     def explore(self, handle, case):
         """One explored case through one adapter, judged and matched against the expectations (not recorded)."""
-        if self._ahead is not None:
-            self._ahead.finish()        # a worker serves one caller at a time
+        if self._background is not None:
+            self._background.finish()        # a worker serves one caller at a time
         return self.session.check(case, handle)
 
     # ---- recording --------------------------------------------------------------------------
@@ -261,8 +261,8 @@ class PluginState:
         self._writer.write(self.session.record(verdict, case, self._part_run_id))
 
     def pytest_sessionfinish(self, session):
-        if self._ahead is not None:
-            self._ahead.stop()
+        if self._background is not None:
+            self._background.stop()
         if self._session is not None:
             self._session.close()
         if self._writer is not None:
@@ -281,7 +281,7 @@ class PluginState:
             terminalreporter.write_line(f"conform: {merged['cases']} results -> {merged['path']}")
 
 
-class Ahead:
+class BackgroundRun:
     """The planned corpus items run by the session's scheduler in a thread, ahead of pytest's own calls;
     each item then takes its verdict (or waits for it)."""
 
@@ -361,10 +361,10 @@ class Ahead:
         self._thread.join(timeout=30)
 
 
-HANDED_MAX = 4000      # corpus items one look-ahead in an xdist worker takes at most
+XDIST_QUEUE_MAX = 4000      # corpus items one look-ahead in an xdist worker takes at most
 
 
-def _handed_corpus_items(config) -> list:
+def _xdist_queued_items(config) -> list:
     """(spec, case) of the corpus items pytest-xdist has queued in this worker, in the order it will run them,
     up to the first item of another test.  Read from xdist's worker loop (its next item and its queue, under
     the queue's lock); [] where that is not there to read (another xdist), and the items then run one by one."""
@@ -386,7 +386,7 @@ def _handed_corpus_items(config) -> list:
         if "corpus_item" not in params:
             break
         out.append(params["corpus_item"])
-        if len(out) >= HANDED_MAX:
+        if len(out) >= XDIST_QUEUE_MAX:
             break
     return out
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from suites.check import failure_message
+from suites.failure_message import failure_message
 from suites.plugin import state_of
 
 

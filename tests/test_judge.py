@@ -8,7 +8,7 @@ import pytest
 from adapters.base import CRASHED, NOT_APPLICABLE, TIMED_OUT, Outcome
 from contract.dtypes import BFLOAT16
 from contract.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Expectation
-from suites.check import assert_conforms, failure_message
+from suites.failure_message import assert_conforms, failure_message
 
 from adapter_helpers import in_a_script
 from suites.expectations import Expectations, ExpectationsError
