@@ -178,7 +178,7 @@ def _pythons(args):
         return e.exit_code
 
 
-def _expectations(values, targets):
+def _expectations_choice(values, targets):
     """(folder, {spec: file}) of --expectations, or exit code 3 after printing why it cannot be used."""
     from suites.known_divergences import parse_option
     try:
@@ -221,7 +221,7 @@ def cmd_run(args) -> int:
     elif args.any_release:
         from adapters.pinned import ANY_RELEASE
         os.environ[ANY_RELEASE] = "1"   # an environment of one's own (--python NAME=PATH) on another release
-    chosen = _expectations(args.expectations, targets)
+    chosen = _expectations_choice(args.expectations, targets)
     if isinstance(chosen, int):
         return chosen
     bar = Progress(sys.stderr)

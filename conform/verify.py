@@ -96,7 +96,7 @@ def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout
         result.refused = True
         return result
     recs = case_records(results, cert["claimed_ops"])
-    check_expectations(recs, expectations_copy, result)
+    check_listed_reasons(recs, expectations_copy, result)
     check_coverage(cert, recs, corpus, result)
     per_op = CH.DEFAULT_PER_OP if challenge is None else challenge
     rerun_sample(target, recs, sample, result, case_timeout, jobs, in_process, expectations_copy, per_op,
@@ -300,7 +300,7 @@ def check_identity(cert, target, expectations_copy, result):
 
 # ---- 4. expectations ----------------------------------------------------------------------------------
 
-def check_expectations(recs, expectations_copy, result):
+def check_listed_reasons(recs, expectations_copy, result):
     """Every failing record's listed reason must be what the expectations copy gives it."""
     from contract.inputfile import InputFileError
     from suites.known_divergences import KnownDivergences

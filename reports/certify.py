@@ -41,7 +41,7 @@ def build_certificate(results_path, target: str = "", identity=None, claimed=Non
     """The certificate of one adapter's results file.
 
     identity: the adapter's module, class, source hash, package and frameworks (adapters/identity.py, measured by the
-    harness from the spec), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
+    harness from the target), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
     every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent.
     shipped_corpus: the shipped corpus's hash (the caller's to know: reports read results files only), for the
     headline."""

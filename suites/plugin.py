@@ -461,10 +461,11 @@ def _ran_whole_corpus(state, records) -> bool:
 def pytest_generate_tests(metafunc):
     if "adapter_handle" in metafunc.fixturenames:
         targets = state_of(metafunc.config).selected()
-        metafunc.parametrize("adapter_handle", targets, indirect=True, ids=[_target_id(s) for s in targets])
+        metafunc.parametrize("adapter_handle", targets, indirect=True, ids=[target_id(s) for s in targets])
 
 
-def _target_id(target: str) -> str:
+def target_id(target: str) -> str:
+    """A target as a test id: a built-in name as it is, module:Class as its Class."""
     from adapters.registry import BUILTIN      # a built-in name keeps its colon ("array-api:numpy")
     if target in BUILTIN:
         return target

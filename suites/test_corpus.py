@@ -8,7 +8,7 @@ import re
 import pytest
 
 from suites.failure_message import failure_message
-from suites.plugin import state_of
+from suites.plugin import state_of, target_id
 
 
 def pytest_generate_tests(metafunc):
@@ -30,20 +30,13 @@ def pytest_generate_tests(metafunc):
 def item_id(target, case) -> str:
     """op-adapter-label-id6, without whitespace: an id is copied into shells, -k and --deselect."""
     label = re.sub(r"\s+", "_", (case.label or case.origin).strip())
-    return f"{case.op}-{_name(target)}-{label}-{case.id[:6]}"
+    return f"{case.op}-{target_id(target)}-{label}-{case.id[:6]}"
 
 
 def _op_rank(op):
     from oracle.registry import ops
     order = ops()
     return order.index(op) if op in order else len(order)
-
-
-def _name(target):
-    from adapters.registry import BUILTIN      # a built-in name keeps its colon ("array-api:numpy")
-    if target in BUILTIN:
-        return target
-    return target.rsplit(":", 1)[-1] if ":" in target else target
 
 
 def _check(conform, corpus_item):

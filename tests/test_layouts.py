@@ -71,6 +71,22 @@ def test_a_layout_that_silently_became_contiguous_is_refused():
         assert L.claim_problem(p, good.shape, good.stride(), good.storage_offset(), good.is_contiguous()) == ""
 
 
+def test_an_adapter_that_still_names_its_builder_laid_is_heard_with_a_warning():
+    from adapters.mapping import FrameworkAdapter
+    from adapters.torch_adapter import TorchAdapter
+
+    class Old(TorchAdapter):        # written before the rename: it gives `laid`, and no in_layout of its own
+        in_layout = FrameworkAdapter.in_layout
+
+        def laid(self, plan):
+            return torch_in_layout(plan)
+
+    a = ARRAYS["float32 3x4"]
+    with pytest.warns(DeprecationWarning, match="laid is the old name of in_layout"):
+        t = Old().in_layout(L.plan(L.STRIDED, a))
+    assert not t.is_contiguous() and _bits(from_torch(t)) == _bits(a)
+
+
 def test_the_strided_base_holds_markers_between_the_values():
     # a kernel reading storage order must read values other than the case's, or the layout tests nothing
     a = np.zeros((2, 2), np.float32)
