@@ -63,7 +63,7 @@ def measure(target: str, python: str = None, timeout: float = TIMEOUT) -> dict:
     import subprocess
     import tempfile
 
-    from .pool import _safe_path_flag, _worker_path
+    from .worker_process import _safe_path_flag, _worker_path
     from .registry import AdapterError, resolve, shipped_name, split_construction
     base = split_construction(target)[0]
     try:

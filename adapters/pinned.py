@@ -26,7 +26,14 @@ class PinnedAdapter(Adapter):
         return f"{v} (unpinned: verified against {self.pin})" if self._unpinned(v) else v
 
     def _unpinned(self, v) -> bool:
-        return v != self.pin and not v.startswith(self.pin + "+")
+        # a local version label (+cpu) names a build of the same release; a release the framework's declaration
+        # lists (`releases`, run by `conform run --release`) is run as declared, not as unpinned
+        return not any(v == r or v.startswith(r + "+") for r in (self.pin, *self._declared()))
+
+    def _declared(self) -> tuple:
+        from .frameworks import FRAMEWORKS
+        dist = self.distribution or self.package
+        return next((fw.all_releases for fw in FRAMEWORKS.values() if dist in fw.distributions), ())
 
     def available(self) -> tuple:
         if importlib.util.find_spec(self.package) is None:
@@ -37,7 +44,6 @@ class PinnedAdapter(Adapter):
             v = version(dist)
         except PackageNotFoundError:
             return False, f"package {self.package!r} has no distribution metadata ({dist})"
-        # a local version label (+cpu) names a build of the same release
         if self._unpinned(v) and os.environ.get(ANY_RELEASE) != "1":
             return False, f"{dist} {v} is installed; this adapter was verified against {self.pin}"
         return self.environment_problem()

@@ -137,7 +137,7 @@ def ensure(adapter: str, ver: str, log=None) -> dict:
         try:
             _call([_uv(), "venv", "--quiet", "--python", pyver, path])
             _call([_uv(), "pip", "install", "--quiet", "--python", python_of(path),
-                   f"{row.release_package}=={ver}", *row.release_needs])
+                   f"{row.release_package}=={ver}", *(n.replace("{release}", ver) for n in row.release_needs)])
         except BaseException:
             shutil.rmtree(path, ignore_errors=True)     # nothing half-made stays for the next run to trust
             raise

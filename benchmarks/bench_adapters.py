@@ -56,6 +56,7 @@ def bench(spec: str, cases, corpus) -> dict:
     import oracle
     from adapters.base import CRASHED, RAISED, RETURNED, TIMED_OUT
     from adapters.pool import open_handle
+    from suites.describe import describe
     from suites.judge import judge
     handle = open_handle(spec)
     try:
@@ -72,7 +73,7 @@ def bench(spec: str, cases, corpus) -> dict:
             t1 = time.perf_counter()
             out = handle.run(case)
             t2 = time.perf_counter()
-            judge(case, exp, out, handle)       # a failing verdict also asks the worker for a repro
+            describe(judge(case, exp, out, handle), case, exp, handle)   # a failing verdict also asks the worker for a repro
             t3 = time.perf_counter()
             if out.kind in (CRASHED, TIMED_OUT):
                 # a dead worker is restarted on the next call: charge that to isolation, not per case

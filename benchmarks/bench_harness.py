@@ -26,6 +26,7 @@ import oracle  # noqa: E402
 from adapters.pool import InProcessHandle, WorkerHandle  # noqa: E402
 from conform import runner  # noqa: E402
 from contract.results import ResultsWriter, case_record  # noqa: E402
+from suites.describe import describe  # noqa: E402
 from suites.judge import judge  # noqa: E402
 
 
@@ -36,7 +37,7 @@ def overhead(handle, cases, expected, out_path, repeat):
             for case, exp in zip(cases, expected):
                 t0 = time.perf_counter()
                 outcome = handle.run(case)
-                v = judge(case, exp, outcome, handle)
+                v = describe(judge(case, exp, outcome, handle), case, exp, handle)    # as the run loop does
                 w.write(case_record("bench", v, case))
                 samples.append(time.perf_counter() - t0 - outcome.elapsed_s)
     samples.sort()

@@ -390,7 +390,7 @@ class Progress:
     """The run's progress: per adapter done/total, cases per second, the time left.
 
     On a terminal one line redraws in place; elsewhere (a CI log) a line every LOG_EVERY_S seconds and at
-    the end.  `per_adapter` is set by the runner to the scheduler's snapshot (suites/scheduler.py)."""
+    the end.  `per_adapter` is set by the runner to the session's per_adapter (the run loop's snapshot)."""
 
     LOG_EVERY_S = 10.0
 

@@ -45,6 +45,7 @@ def check(path, results, adapter=None) -> dict:
     from contract.results import iter_records
     from suites.known_divergences import KnownDivergences
     from suites.judge import record_evidence, record_key
+    from .history_store import release_of
     known = KnownDivergences.load(path) if path else KnownDivergences()
     recs = [r for r in iter_records(str(results)) if r["record"] == "case"]
     names = sorted({r["adapter"] for r in recs})
@@ -62,7 +63,7 @@ def check(path, results, adapter=None) -> dict:
         divergent += 1
         key = record_key(rec)
         before = [p.hits for p in known.patterns]
-        if known.match(key, record_evidence(rec), release=str(rec.get("adapter_version", "")).split(" ")[0]) is None:
+        if known.match(key, record_evidence(rec), release=release_of(rec.get("adapter_version"))) is None:
             unlisted.append((key, rec))
             continue
         line = next(p for p, b in zip(known.patterns, before) if p.hits != b)

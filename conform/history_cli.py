@@ -52,8 +52,8 @@ def register(subparsers) -> None:
     c.set_defaults(func=cmd_report)
 
     p = subparsers.add_parser("sweep", help="run adapters over their declared releases into one history and its report")
-    p.add_argument("--adapter", action="append", metavar="NAME", help="repeatable; default: every adapter that "
-                   "declares releases (adapters/registry.py)")
+    p.add_argument("--adapter", action="append", metavar="NAME", help="repeatable; default: every eager adapter "
+                   "whose framework declares releases (adapters/<name>_framework.toml)")
     p.add_argument("--releases", metavar="A..B", help="a range of each adapter's declared releases (default: all)")
     p.add_argument("--db", required=True, metavar="FILE", help="the history store (made if missing)")
     p.add_argument("--out", required=True, metavar="DIR", help="results per release (DIR/<adapter>-<release>/) "
@@ -159,8 +159,10 @@ def cmd_sweep(args) -> int:
     from conform import runner
     from conform.history_store import HistoryError, add, analyses
     from reports.history import write
+    from adapters.registry import MODES
     table = R.declared()
-    names = args.adapter or sorted(table)
+    # by default the eager adapters: a compiled mode's releases are its eager twin's (--adapter names one)
+    names = args.adapter or sorted(n for n in table if n not in MODES)
     try:
         plan = [(n, v) for n in names for v in (R.expand(n, args.releases) if args.releases
                                                  else sorted(table.get(n, ("", ()))[1], key=R.version_key))]

@@ -206,17 +206,10 @@ def rejudge(db, progress=None) -> dict:
 
 
 class _Named:
-    """What judge() asks of an adapter, from a stored record (no repro: nothing is run)."""
+    """What judge() reads of an adapter (its name and version), from a stored record: nothing is run."""
 
     def __init__(self, rec):
         self.name, self.version = rec["adapter"], rec.get("adapter_version", "")
-        self._native = rec.get("native_api", "")
-
-    def native_api(self, op, case=None):
-        return self._native
-
-    def repro(self, case, expectation=None):
-        return ""
 
 
 # ---- reading ----------------------------------------------------------------------------

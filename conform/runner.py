@@ -22,6 +22,7 @@ from contract.vocabulary import (EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_D
                                  EXIT_USAGE)
 
 
+from suites.options import RunOptions
 from suites.session import CorpusSource, RunSession, SessionError, in_shard, parse_shard  # noqa: F401
 
 
@@ -133,31 +134,25 @@ def _drop_torn_tail(path):
 
 # ---- the run -----------------------------------------------------------------------------
 
-def run(adapters, corpus=None, out_dir="conform-out", case_timeout=None, jobs=1, in_process=False,
-        profile="ci", resume=False, shard=None, progress=None, expectations_dir=None,
-        memory_mb=0, expect=None, pythons=None, construction_check=False, ops=None,
-        expectations_files=None, layouts=False) -> RunResult:
-    """Run `corpus` (a path; None: the shipped corpus) through `adapters` (names or module:Class; empty:
-    every available adapter).
+def run(adapters=(), options: RunOptions = None, *, progress=None, expect=None, **fields) -> RunResult:
+    """Run the corpus through the adapters as `options` (suites/options.py) say; without `options`, they are
+    made here from `adapters` (names or module:Class; empty: every available adapter) and `fields`
+    (RunOptions' fields by name: corpus, out_dir, jobs, ...), and checked once, at this boundary.
 
-    `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is
-    called after each case.  `ops`: run only the cases of these ops (recorded in the header).
-    `expectations_files`: {spec: file} (--expectations [SPEC=]FILE); `expectations_dir`: a folder the
-    shipped adapters' files are read from (suites.expectations.chosen_file).  `layouts`: also run each
-    adapter in every layout it declares (suites/variants.py): `conform run` does unless --no-layouts;
-    certify, verify and check-adapter run the adapter as it is.
+    `expect`: case -> Expectation (default oracle.expect).  `progress(done, total, counts)` is called after
+    each case.  `layouts` (an option): also run each adapter in every layout it declares (suites/variants.py):
+    `conform run` does unless --no-layouts; certify, verify and check-adapter run the adapter as it is.
     Never raises for a bad input: the RunResult's exit_code says.
     """
     t0 = time.monotonic()
+    out_dir = options.out_dir if options is not None else fields.get("out_dir", RunOptions.out_dir)
     try:
-        session = RunSession(list(adapters or ()), corpus=corpus, expectations_dir=expectations_dir,
-                             case_timeout=case_timeout, in_process=in_process, memory_mb=memory_mb,
-                             profile=profile, shard=shard, jobs=jobs, pythons=pythons, expect=expect,
-                             construction_check=construction_check, ops=ops,
-                             expectations_files=expectations_files, layouts=layouts)
+        if options is None:
+            options = RunOptions(adapters=tuple(adapters or ()), **fields)
+        session = RunSession(options, expect=expect)
         session.source          # a missing or unreadable corpus stops the run before any worker starts
         with session:
-            return _run(session, out_dir, resume, progress, t0)
+            return _run(session, progress, t0)
     except SessionError as e:
         return RunResult(e.exit_code, os.path.join(out_dir, "results.jsonl"), message=str(e),
                          elapsed_s=time.monotonic() - t0)
@@ -190,79 +185,105 @@ def _lock(out_dir, path) -> int:
         raise _output_error(out_dir if not os.path.isdir(out_dir) else path, e) from None
 
 
-def _run(session, out_dir, resume, progress, t0):
+def _run(session, progress, t0):
+    out_dir = session.options.out_dir
     path = os.path.join(out_dir, "results.jsonl")
     fd = _lock(out_dir, path)
     try:
-        return _locked_run(session, path, fd, resume, progress, t0)
+        return _locked_run(session, path, fd, progress, t0)
     except OSError as e:        # disk full or the like while writing: what was written stays
         raise _output_error(path, e) from None
 
 
-def _locked_run(session, path, fd, resume, progress, t0):
+@dataclass
+class _Resumed:
+    """What the results file already holds: the run id to keep writing under, the (case, adapter) pairs done,
+    their verdicts counted, whether it has its end record, and whether this run appends to it."""
+    run_id: str
+    done: set
+    counts: Counter
+    finished: bool
+    append: bool
+
+
+def _resume(session, path, header) -> _Resumed:
+    """Read an earlier run in `path` (--resume) and cut a torn last line; a fresh run otherwise."""
+    state = _Resumed(header["run_id"], set(), Counter(), False, session.options.resume and os.path.getsize(path) > 0)
+    if state.append:
+        old, state.done, state.counts, state.finished = _previous(path, header)
+        if old is not None:
+            state.run_id = old["run_id"]
+        _drop_torn_tail(path)
+    return state
+
+
+def _locked_run(session, path, fd, progress, t0):
     try:
         session.open()
         for skipped in session.skipped:
             print(f"conform: note: adapter {skipped} (skipped)", file=sys.stderr)
         header = session.header()
-        run_id = header["run_id"]
-        done, counts, finished = set(), Counter(), False
-        append = resume and os.path.getsize(path) > 0
-        if append:
-            old, done, counts, finished = _previous(path, header)
-            if old is not None:
-                run_id = old["run_id"]
-            _drop_torn_tail(path)
+        state = _resume(session, path, header)
     except BaseException:
         os.close(fd)
         raise
-    names = [h.name for h in session.handles]
     result = RunResult(EXIT_OK, path, opened_s=time.monotonic() - t0)
+    with ResultsWriter(path, append=state.append, fd=fd) as out:
+        if not state.append:
+            out.write(header)
+        interrupted = _write_cases(session, out, state, result, progress)
+        if not interrupted and not state.finished:
+            out.write(session.end_record(state.run_id, state.counts))
+    return _finish(session, path, state, result, interrupted, t0)
+
+
+def _write_cases(session, out, state, result, progress) -> bool:
+    """Judge the cases not done yet and write their records in corpus order; whether Ctrl-C stopped it."""
+    names = [h.name for h in session.handles]
+    done, counts = state.done, state.counts
     # Progress only: the shard's exact size is known once the corpus has streamed past.
     total = -(-(session.source.declared or 0) // session.n) * len(names)
     if session.ops and progress:    # some ops only (certify): count their cases, a pass over the corpus file
         total = sum(1 for _ in session.cases()) * len(names)
     todo = (c for c in session.cases() if any((c.id, nm) not in done for nm in names))
-    with ResultsWriter(path, append=append, fd=fd) as out:
-        if not append:
-            out.write(header)
-        if progress:
-            progress(len(done), max(total, len(done)), counts)
-        interrupted = False
-        judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done, total=max(0, total // max(1, len(names))))
-        try:
-            for case, verdicts, failure in judged:
-                if failure:
-                    result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
-                    print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}",
-                          file=sys.stderr)
-                    continue
-                result.variants += session.variant_differences(case, verdicts)   # sets `mode`, `layout` first
-                for v in verdicts:
-                    out.write(session.record(v, case, run_id))
-                    counts[v.verdict] += 1
-                if progress:
-                    if getattr(progress, "per_adapter", False) is None and session.scheduler is not None:
-                        progress.per_adapter = session.scheduler.snapshot
-                    doneso = len(done) + session.totals.recorded
-                    progress(doneso, max(total, doneso), counts)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            judged.close()      # now, not when collected: its threads and workers stop before we go on
-        if not interrupted and not finished:
-            out.write(session.end_record(run_id, counts))
+    if progress:
+        if getattr(progress, "per_adapter", False) is None:    # the progress line's per-adapter part
+            progress.per_adapter = session.per_adapter
+        progress(len(done), max(total, len(done)), counts)
+    judged = session.judged(todo, skip=lambda c, nm: (c.id, nm) in done, total=max(0, total // max(1, len(names))))
+    try:
+        for case, verdicts, failure in judged:
+            if failure:
+                result.oracle_failures.append(f"case {case.id} ({case.op}): {failure}")
+                print(f"conform: error: the oracle failed on case {case.id} ({case.op}): {failure}", file=sys.stderr)
+                continue
+            result.variants += session.variant_differences(case, verdicts)   # sets `mode`, `layout` first
+            for v in verdicts:
+                out.write(session.record(v, case, state.run_id))
+                counts[v.verdict] += 1
+            if progress:
+                doneso = len(done) + session.totals.recorded
+                progress(doneso, max(total, doneso), counts)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        judged.close()      # now, not when collected: its threads and workers stop before we go on
+    return False
+
+
+def _finish(session, path, state, result, interrupted, t0) -> RunResult:
+    """The run's figures and exit code, once the results file is closed."""
     result.ran, result.unlisted = session.totals.recorded, session.totals.unlisted
-    if done:        # divergences recorded before a resume count too: read them back for the exit code
+    if state.done:        # divergences recorded before a resume count too: read them back for the exit code
         # construction differences are in no record: this invocation's count
         result.unlisted = session.unlisted_in(iter_records(path)) + sum(1 for d in result.construction if not d.listed)
-    result.counts, result.cases = counts, sum(counts.values())
+    result.counts, result.cases = state.counts, sum(state.counts.values())
     if session.construction_check:
         _write_construction(os.path.dirname(path), result.construction)
     result.unmatched_patterns = session.unmatched_patterns() if session.n == 1 else []
     result.elapsed_s = time.monotonic() - t0
-    if session.scheduler is not None:
-        result.slots, result.jobs = session.scheduler.usage(), session.scheduler.jobs
+    if (usage := session.usage()) is not None:
+        result.slots, result.jobs = usage
     if interrupted:
         result.exit_code, result.message = EXIT_INTERRUPTED, "interrupted; continue with --resume"
     elif result.oracle_failures:

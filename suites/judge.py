@@ -1,4 +1,8 @@
-"""The judge: (Case, Expectation, Outcome) -> Verdict, as docs/RESULTS.md defines the verdicts."""
+"""The judge: (Case, Expectation, Outcome) -> Verdict, as docs/RESULTS.md defines the verdicts.
+
+Pure: it reads its arguments and asks nothing of the adapter (no call, no process).  The call made, where the
+outcome does not carry it, and a failing verdict's repro are asked of the adapter afterwards (suites/describe.py).
+"""
 from __future__ import annotations
 
 import hashlib
@@ -9,7 +13,6 @@ from typing import Optional
 import numpy as np
 
 from adapters.base import CRASHED, NOT_APPLICABLE, RAISED, RETURNED, TIMED_OUT
-from adapters.repro import call_repro
 from contract.codec import shape_problem
 from contract.expectation import BOUND, CHOICES, EITHER, ERROR, MAY_RAISE, UNSPECIFIED, ZERO_REPORT, ExpectedArray
 from contract.vocabulary import DIVERGENT, VERDICTS  # noqa: F401  (re-exported for the judge's users)
@@ -86,21 +89,18 @@ def record_key(rec) -> str:
 
 
 def judge(case, expectation, outcome, adapter) -> Verdict:
-    """`adapter`: anything with name, version, native_api(op, case) and repro(case) (an Adapter or a handle)."""
+    """`adapter`: anything with a name and a version (an Adapter or a handle); only those are read of it."""
     verdict, outcome_text, notes, extra = _decide(expectation, outcome)
     if getattr(outcome, "borrowed", ""):
         notes = [*notes, f"{BORROWED_NOTE}{outcome.borrowed}"]
     v = Verdict(verdict=verdict, case_id=case.id, op=case.op, adapter=adapter.name,
                 adapter_version=_text(getattr(adapter, "version", "")),
-                native_api=outcome.native_api or adapter.native_api(case.op, case),
+                native_api=outcome.native_api,
                 clauses=tuple(sorted(set(case.clauses) | set(expectation.clauses))),
                 decided_by=tuple(expectation.clauses), dtypes=case.dtypes(),
                 ranks=input_ranks({k: a.shape for k, a in case.inputs.items()}),
                 expected=expectation.summary(), outcome=outcome_text, notes=notes,
                 elapsed_s=outcome.elapsed_s, answer=answer_of(outcome), **extra)
-    if verdict != "pass":
-        # the expectation goes along: the repro checks the documents' answer and fails where the case fails
-        v.repro = call_repro(adapter.repro, case, expectation)
     return v
 
 

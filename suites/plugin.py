@@ -90,17 +90,18 @@ class PluginState:
     @property
     def session(self):
         if self._session is None:
+            from .options import RunOptions
             from .session import RunSession, SessionError
             opt = self.config.getoption
-            try:        # the options are checked as conform run checks them (session.check_options)
+            try:        # the options are checked as conform run checks them (suites/options.py)
                 folder, files = self.expectations_choice()
-                self._session = RunSession(opt("adapter"), corpus=opt("corpus"), expectations_dir=folder,
-                                           expectations_files=files,
-                                           case_timeout=opt("case_timeout"), in_process=opt("in_process"),
-                                           profile=_profile_name(self.config), pythons=self.pythons(),
-                                           # one process runs its planned items on every core (an xdist
-                                           # worker checks items one by one: xdist spreads those)
-                                           jobs=(os.cpu_count() or 1) if self.worker is None else 1)
+                self._session = RunSession(RunOptions(
+                    adapters=tuple(opt("adapter") or ()), corpus=opt("corpus"), expectations_dir=folder,
+                    expectations_files=files or {}, case_timeout=opt("case_timeout"),
+                    in_process=bool(opt("in_process")), profile=_profile_name(self.config), pythons=self.pythons(),
+                    # one process runs its planned items on every core (an xdist worker checks items one by
+                    # one: xdist spreads those)
+                    jobs=(os.cpu_count() or 1) if self.worker is None else 1))
             except SessionError as e:
                 raise pytest.UsageError(str(e)) from None
         return self._session
@@ -125,7 +126,7 @@ class PluginState:
 
     # ---- adapters -------------------------------------------------------------------------
     def check_options(self):
-        from .session import SessionError, check_options
+        from .options import SessionError, check_options
         opt = self.config.getoption
         try:
             check_options(opt("case_timeout"), 1, self.expectations_choice()[0])
@@ -348,16 +349,16 @@ class BackgroundRun:
         return v
 
     @property
-    def _scheduler(self):
-        return self._session.scheduler
+    def _loop(self):
+        return self._session.loop
 
     def finish(self):
         self._thread.join()
 
     def stop(self):
         """A pytest session that ended early (-x, Ctrl-C): the workers stop, and the thread with them."""
-        if self._thread.is_alive() and self._scheduler is not None:
-            self._scheduler.cancel()
+        if self._thread.is_alive() and self._loop is not None:
+            self._loop.cancel()
         self._thread.join(timeout=30)
 
 

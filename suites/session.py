@@ -19,40 +19,21 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
-from oracle.registry import ops as registered_ops
 from contract.inputfile import InputFileError
 from contract.results import case_record, end_record, run_record
-from contract.vocabulary import (DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED, name_problem)
+from contract.vocabulary import DIVERGENT, EXIT_ADAPTER, EXIT_BAD_INPUT, EXIT_USAGE, UNDECLARED
 
 from .tagging import last_answer
 from .judge import Verdict, judge, record_evidence, record_key
 from . import variants
+from .describe import describe
+from .opening import Opener
+from .options import RunOptions, SessionError, check_options, parse_shard  # noqa: F401  (the drivers' names)
 
 EXPECT_CACHE = 64       # expectations kept, so the per-adapter test items of one case share one
 
 
-class SessionError(Exception):
-    """A session that cannot start; `exit_code` says why (contract.vocabulary)."""
-
-    def __init__(self, message, exit_code):
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
 # ---- shards ------------------------------------------------------------------------------
-
-def parse_shard(text):
-    """'K/N' -> (K, N) with 1 <= K <= N; None or '' is the whole corpus."""
-    if text in (None, ""):
-        return 1, 1
-    try:
-        k, n = (int(x) for x in str(text).split("/"))
-    except ValueError:
-        raise SessionError(f"--shard must be K/N (e.g. 2/3), got {text!r}", EXIT_USAGE) from None
-    if not 1 <= k <= n:
-        raise SessionError(f"--shard {text}: need 1 <= K <= N", EXIT_USAGE)
-    return k, n
-
 
 def in_shard(case_id: str, k: int, n: int) -> bool:
     # By content hash, not position: a case stays in its shard when others are added or removed.
@@ -127,30 +108,6 @@ def adapter_meta(h, expectations=None, exclusions=None) -> dict:
     return meta
 
 
-def _attempt(start, spec) -> tuple:
-    """(start(spec), None), or (None, the exception it raised)."""
-    try:
-        return start(spec), None
-    except Exception as e:
-        return None, e
-
-
-def _configured() -> dict:
-    """conform.toml's and pyproject.toml's interpreters (adapters.environments), read once per session;
-    a file that cannot be read is SessionError(EXIT_BAD_INPUT) naming it."""
-    from adapters.environments import InterpreterError, configured
-    try:
-        return configured()
-    except InterpreterError as e:
-        raise SessionError(str(e), e.exit_code) from None
-
-
-def _under(h) -> str:
-    from adapters.environments import is_this_interpreter
-    python = getattr(h, "python", None)
-    return "" if is_this_interpreter(python) else f" under {python}"
-
-
 def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     # Derived from what was run, so two runs of the same commit give identical files apart from timings.
     what = [corpus_hash, sorted((a["name"], a["version"]) for a in adapters_meta), shard, profile]
@@ -158,23 +115,8 @@ def run_id_of(corpus_hash, adapters_meta, shard, profile, ops=None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def check_options(case_timeout=None, jobs=1, expectations_dir=None, ops=None) -> None:
-    """The option checks of docs/CLI.md, for every driver (conform run, certify, verify, the pytest plugin):
-    SessionError(EXIT_USAGE) for a value no run can use, SessionError(EXIT_BAD_INPUT) for a folder that is
-    not there (a typo must not silently list no expected divergence)."""
-    if case_timeout is not None and (isinstance(case_timeout, bool) or not isinstance(case_timeout, (int, float))
-                                     or not 0 < case_timeout < float("inf")):
-        raise SessionError(f"--case-timeout must be a number of seconds > 0, got {case_timeout!r}", EXIT_USAGE)
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise SessionError(f"--jobs must be a whole number >= 1, got {jobs!r}", EXIT_USAGE)
-    if expectations_dir is not None and not os.path.isdir(expectations_dir):
-        what = "is not a folder" if os.path.exists(expectations_dir) else "does not exist"
-        raise SessionError(f"--expectations {expectations_dir}: {what} (it must be a folder of <adapter>.txt files)",
-                           EXIT_BAD_INPUT)
-    OPS = registered_ops()
-    unknown = sorted(set(ops or ()) - set(OPS))
-    if unknown:
-        raise SessionError(f"unknown op {', '.join(unknown)}; ops are {', '.join(OPS)}", EXIT_USAGE)
+def _option(name: str) -> property:
+    return property(lambda self: getattr(self.options, name), doc=f"RunOptions.{name}")
 
 
 @dataclass
@@ -187,47 +129,23 @@ class Totals:
 class RunSession:
     """One run: adapters, expectations, the header and run id, expect-once-per-case judging, totals.
 
-    `specs`: adapter names or module:Class; None selects every available adapter (an unavailable
-    one is skipped with its reason in `skipped`), while a named one that is unavailable is an error.
-    `jobs`: calls run at once over all adapters (suites/scheduler.py).  `expect`: case -> Expectation (default
-    oracle.expect).  Usable as a context manager; `close()` stops every worker.
+    `options`: the run's options (suites/options.py), already checked.  Its adapters: names or module:Class;
+    none selects every available adapter (an unavailable one is skipped with its reason in `skipped`), while
+    a named one that is unavailable is an error.  `expect`: case -> Expectation (default oracle.expect).
+    Usable as a context manager; `close()` stops every worker.
     """
 
-    def __init__(self, specs=None, *, corpus=None, expectations_dir=None, case_timeout=None, in_process=False,
-                 memory_mb=0, profile="ci", shard=None, jobs=1, pythons=None, expect=None,
-                 construction_check=False, ops=None, expectations_files=None, layouts=False):
-        check_options(case_timeout, jobs, expectations_dir, ops)
-        self.expectations_files = dict(expectations_files or {})      # --expectations [SPEC=]FILE
-        stray = sorted(set(self.expectations_files) - set(specs or ()))
-        if stray:
-            raise SessionError(f"--expectations names {', '.join(stray)}, which this run does not run", EXIT_USAGE)
-        for path in self.expectations_files.values():
-            if not os.path.isfile(path):
-                raise SessionError(f"--expectations {path}: {'is not a file' if os.path.exists(path) else 'does not exist'}",
-                                   EXIT_BAD_INPUT)
-        self.explicit = bool(specs)
-        self.specs = list(specs) if specs else None
-        self.corpus_path = corpus
-        self.expectations_dir = expectations_dir
-        self.case_timeout, self.in_process, self.memory_mb = case_timeout, in_process, memory_mb
-        self.profile = profile
-        self.k, self.n = parse_shard(shard)
-        self.jobs = 1 if in_process else max(1, int(jobs or 1))   # in-process frameworks share one interpreter
-        # --python NAME=PATH; the rest as adapters.environments says (conform.toml, pyproject.toml, the
-        # environment setup.sh built for the adapter, else this interpreter).  In-process: this one.
-        self.pythons = dict(pythons or {})
-        if self.pythons and in_process:
-            raise SessionError("--python and --in-process exclude each other: an in-process adapter runs "
-                               "in this interpreter", EXIT_USAGE)
-        self._files = None if in_process else _configured()
+    def __init__(self, options: RunOptions, expect=None):
+        self.options = options
+        self.specs = list(options.adapters) or None
+        self.k, self.n = options.shard_k_n
+        self.jobs = options.slots       # calls run at once over all adapters (suites/loop.py)
+        self.opener = Opener(options)       # starts the handles (suites/opening.py)
         self._expect = expect
-        self.construction_check = construction_check
-        self.layouts = layouts      # each adapter's declared layouts beside its default (suites/variants.py)
-        self.kinds = variants.kinds(layouts, construction_check)    # the kinds of variant this run compares
-        self.ops = tuple(op for op in registered_ops() if op in set(ops)) if ops else None    # a run of some ops only
+        self.kinds = variants.kinds(options.layouts, options.construction_check)   # the kinds of variant compared
         self._source = None
         self.handle_sets: list = []
-        self.skipped: list = []          # "spec: reason" of default-selected adapters that are unavailable
+        self.skipped: list = self.opener.skipped    # "spec: reason" of default-selected adapters that are unavailable
         self.expectations: dict = {}
         self.expectation_records: dict = {}    # adapter name -> file_record of its chosen file
         self.variants: dict = {}               # name -> suites.variants.Variant, both it and its base in this run
@@ -235,16 +153,20 @@ class RunSession:
         self.totals = Totals()
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = EXPECT_CACHE
-        self._lock = threading.Lock()       # the scheduler's slots share the cache and the match counts
-        self.scheduler = None
-        self._spare = {}            # spec: workers a finished scheduler run added, for the next (_more)
-        self._loads = {}            # lane name: its measured load, carried from one scheduler run to the next
+        self._lock = threading.Lock()       # the loop's slots share the cache and the match counts
+        self.loop = None            # the run loop of the last judged() (suites/loop.py)
+        self._spare = {}            # spec: workers a finished loop added, for the next (_more)
+        self._loads = {}            # lane name: its measured load, carried from one loop to the next
+
+    # ---- the options the session reads (its drivers and the loop read them of it) -----------
+    case_timeout, in_process, profile, ops = (_option(n) for n in ("case_timeout", "in_process", "profile", "ops"))
+    construction_check, layouts, pythons = (_option(n) for n in ("construction_check", "layouts", "pythons"))
 
     # ---- corpus ---------------------------------------------------------------------------
     @property
     def source(self) -> CorpusSource:
         if self._source is None:
-            self._source = CorpusSource(self.corpus_path)
+            self._source = CorpusSource(self.options.corpus)
         return self._source
 
     @property
@@ -277,11 +199,11 @@ class RunSession:
             raise SessionError(f"--python names {', '.join(unknown)}, which this run does not run "
                                f"(adapters: {', '.join(specs)})", EXIT_USAGE)
         try:
-            first = self._open_set(specs, select=True)
+            first = self.opener.open_set(specs, select=True)
             defaults = list(first)
             beside = variants.beside(defaults, self.kinds)     # each other way, then each layout
             if beside:
-                first += self._open_set(beside, select=False)
+                first += self.opener.open_set(beside, select=False)
             self.handle_sets.append(first)      # more workers per adapter are started as the run needs them
         except BaseException:
             self.close()
@@ -315,87 +237,7 @@ class RunSession:
     def expectations_file(self, spec) -> str:
         """The expectations file the harness chooses for `spec` (suites.expectations.chosen_file)."""
         from .known_divergences import chosen_file
-        return chosen_file(spec, self.expectations_dir, self.expectations_files)
-
-    def _open_set(self, specs, select):
-        """The handles of `specs` that are available, in `specs`' order.  Up to `jobs` workers start at once
-        (a framework's import is seconds of one core's time); what is refused or missing is decided in order,
-        as if they had started one by one."""
-        from adapters.environments import InterpreterError
-        from adapters.registry import AdapterError, split_construction
-        results = self._start_all(specs)
-        started, handles = [], []
-        try:
-            for spec, (h, error) in zip(specs, results):
-                started.append((h, error))
-                # an adapter named on the command line (--adapter, or --python) must run; one only found may not
-                required = self.explicit or not select or split_construction(spec)[0] in self.pythons
-                if isinstance(error, (InterpreterError, AdapterError)):
-                    if required:
-                        code = error.exit_code if isinstance(error, InterpreterError) else EXIT_ADAPTER
-                        raise SessionError(str(error), code) from None
-                    self.skipped.append(f"{spec}: {error}")
-                    continue
-                if error is not None:
-                    raise error
-                h.spec = spec
-                if (problem := name_problem(h.name)):      # the worker checks its hello; in-process, here
-                    raise SessionError(f"adapter {spec!r} refused: {problem}", EXIT_ADAPTER)
-                if not h.available:
-                    h.close()
-                    if required:
-                        raise SessionError(f"adapter {spec!r} is not available{_under(h)}: {h.reason}", EXIT_ADAPTER)
-                    self.skipped.append(f"{spec}: {h.reason}")
-                    continue
-                handles.append(h)
-        except BaseException:
-            # every worker started, those after a refusal too (already running where they start at once)
-            for h, _ in (results if isinstance(results, list) else started):
-                if h is not None:
-                    h.close()
-            raise
-        return handles
-
-    def _start_all(self, specs):
-        """(handle or None, exception or None) per spec: a list, `jobs` started at a time; with jobs=1 an
-        iterator that starts each only when asked for (so that a refusal starts no more)."""
-        from adapters.pool import open_handle
-        from adapters.registry import resolve
-
-        def start(spec):
-            # the worker gets module:Class: what a name means is decided here, once
-            return open_handle(resolve(spec), in_process=self.in_process, case_timeout=self.case_timeout,
-                               memory_mb=self.memory_mb, python=self.python_for(spec))
-        if self.jobs == 1 or len(specs) < 2:
-            return (_attempt(start, spec) for spec in specs)
-        import signal
-        from concurrent.futures import ThreadPoolExecutor
-        from .scheduler import STOP_SIGNALS
-
-        def blocked(spec):      # as the scheduler's slots: Ctrl-C and SIGTERM are the main thread's
-            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-            return _attempt(start, spec)
-        pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="conform-open")
-        futures = [pool.submit(blocked, spec) for spec in specs]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:       # Ctrl-C while workers start: none of them may outlive the run
-            for f in futures:
-                f.cancel()
-            pool.shutdown(wait=True)
-            for f in futures:
-                if not f.cancelled() and f.exception() is None and f.result()[0] is not None:
-                    f.result()[0].close()
-            raise
-        finally:
-            pool.shutdown(wait=False)
-
-    def python_for(self, spec):
-        """The interpreter of `spec`'s worker (None in-process); InterpreterError if it cannot serve."""
-        if self.in_process:
-            return None
-        from adapters.environments import interpreter_for
-        return interpreter_for(spec, self.pythons, files=self._files)
+        return chosen_file(spec, self.options.expectations_dir, dict(self.options.expectations_files))
 
     @property
     def handles(self) -> list:
@@ -413,8 +255,8 @@ class RunSession:
                 for h in self.handles]
 
     def close(self):
-        if self.scheduler is not None:
-            self.scheduler.close()
+        if self.loop is not None:
+            self.loop.close()
         for kept in self._spare.values():
             for h in kept:
                 h.close()
@@ -469,7 +311,8 @@ class RunSession:
         return e
 
     def verdict(self, case, expectation, outcome, handle) -> Verdict:
-        """Judge one outcome and name the expectations line that lists it, if it diverges."""
+        """Judge one outcome and name the expectations line that lists it, if it diverges (its repro is
+        asked of the handle afterwards: suites/describe.py)."""
         v = judge(case, expectation, outcome, handle)
         with self._lock:
             return self._listed(v, case, handle)
@@ -492,7 +335,7 @@ class RunSession:
         """One case through one open handle, judged (the pytest plugin's per-item call)."""
         expectation = self.expectation(case)
         handle.submit(case, timeout=self.case_timeout)      # the worker runs while the oracle answers
-        return self.verdict(case, expectation, handle.collect(), handle)
+        return describe(self.verdict(case, expectation, handle.collect(), handle), case, expectation, handle)
 
     def record(self, verdict, case, run_id) -> dict:
         """The case record of a verdict, counted in the totals."""
@@ -504,32 +347,41 @@ class RunSession:
 
     def judged(self, cases: Iterable, skip: Callable = lambda case, name: False, total: int = 0) -> Iterator:
         """(case, verdicts, oracle failure) in corpus order, `jobs` calls at a time over every adapter
-        (suites/scheduler.py: idle workers take cases from any adapter that has some left).
+        (suites/loop.py runs them; suites/scheduler.py decides which idle worker takes what).
         `skip(case, adapter_name)` leaves out pairs a resumed run already has; `total`: the cases
         expected, for progress and the scheduler's estimate of each adapter's work left."""
-        from .scheduler import Scheduler
+        from .loop import Loop
         handles = self.open().handle_sets[0]
-        sched = Scheduler(self, handles, self.jobs, self._more, total=total, spare=self._spare, loads=self._loads)
-        self.scheduler = sched
-        self._cache_size = max(EXPECT_CACHE, 2 * sched.window)     # a lane may lag the window behind
+        loop = Loop(self, handles, self.jobs, self._more, total=total,
+                    kept={spec: len(hs) for spec, hs in self._spare.items()}, loads=self._loads)
+        self.loop = loop
+        self._cache_size = max(EXPECT_CACHE, 2 * loop.window)     # a lane may lag the window behind
         ended = False
         try:
-            yield from sched.judged(cases, skip)
+            yield from loop.judged(cases, skip)
             ended = True
         finally:
             # The workers it added, and each lane's measured load, serve the session's next run over a part of
             # the corpus (each look-ahead of an xdist worker is one): a run cut short closes them.
-            for h in sched.release():
+            for h in loop.release():
                 if ended:
                     self._spare.setdefault(h.spec, []).append(h)
                 else:
                     h.close()
-            self._loads.update(sched.loads())
+            self._loads.update(loop.loads())
+
+    def per_adapter(self) -> list:
+        """(name, done, total, workers, busy seconds) per adapter of the running loop (the progress line)."""
+        return self.loop.snapshot() if self.loop is not None else []
+
+    def usage(self):
+        """(the loop's usage(), the slots it ran), or None before any loop ran."""
+        return (self.loop.usage(), self.loop.jobs) if self.loop is not None else None
 
     def _more(self, spec):
         """Another worker of `spec`: one kept from an earlier run of this session, or a new one."""
         kept = self._spare.get(spec)
-        return kept.pop() if kept else self._open_set([spec], select=False)[0]
+        return kept.pop() if kept else self.opener.open_set([spec], select=False)[0]
 
     # ---- the end ------------------------------------------------------------------------------
     def end_record(self, run_id, counts=None) -> dict:

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 
-from adapters import pool, wire
+from adapters import channel, pool, wire
 from adapters.sandbox import WRITABLE_ENV
 from conform import runner
 from contract.vocabulary import EXIT_ADAPTER, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_OK
@@ -356,7 +356,7 @@ def test_daemons_of_workers_restarted_in_jobs_threads_die_too(run_here):
 
 def test_the_memory_watchdog_counts_the_workers_whole_tree(run_here, monkeypatch):
     # The worker itself stays small and waits; a child it forked holds 400 MB.
-    monkeypatch.setattr(pool, "RSS_LIMIT_MB", 250)
+    monkeypatch.setattr(channel, "RSS_LIMIT_MB", 250)
     got, result, took = run_here("Orphaner", ["hog-hang", "ok"], case_timeout=60)
     v = got["hog-hang"]
     assert v["verdict"] == "crash" and "resident memory" in v["outcome"] and "process tree" in v["outcome"], (

@@ -288,7 +288,7 @@ def test_a_bad_conform_toml_is_exit_3_naming_the_file(tmp_path, small_corpus, te
 # ---- the worker's view and `conform adapters` -----------------------------------------------------------
 
 def test_a_worker_under_another_interpreter_sees_none_of_this_environments_installation():
-    from adapters.pool import _worker_path
+    from adapters.worker_process import _worker_path
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     other = _worker_path("/elsewhere/bin/python")
     assert other[0] == ROOT

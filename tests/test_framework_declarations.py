@@ -123,7 +123,9 @@ def test_the_pin_is_written_once_as_data():
              and (p.endswith((".py", ".toml", ".sh", ".cfg", ".txt", ".ini")) or p == ".ci/run")]
     for fw in PINNED.values():
         value = re.compile(rf"""["']{re.escape(fw.pin)}["']|==\s*{re.escape(fw.pin)}\b""")
-        found = [str(p.relative_to(ROOT)) for p in files if p.is_file() and value.search(p.read_text(errors="replace"))]
+        # another framework's declaration speaks of its own releases (torch 2.10.0 is not mindspore's pin)
+        mine = [p for p in files if not p.name.endswith("_framework.toml") or str(p) == str(Path(fw.source))]
+        found = [str(p.relative_to(ROOT)) for p in mine if p.is_file() and value.search(p.read_text(errors="replace"))]
         assert found == [str(Path(fw.source).relative_to(ROOT))], f"{fw.name}'s pin {fw.pin} as a value in {found}"
 
 

@@ -74,12 +74,13 @@ def test_a_candidate_named_by_a_path_loads_nothing_from_it(tmp_path, corpus):
 def test_a_torch_subclass_keeping_the_name_torch_gets_no_torch_lines(tmp_path, corpus):
     pytest.importorskip("torch")
     from suites.known_divergences import DEFAULT_DIR
+    from suites.options import RunOptions
     from suites.session import RunSession
-    with RunSession(["misbehaving_adapters:KeepsTorchsName"], corpus=str(corpus)) as s:
+    with RunSession(RunOptions(adapters=["misbehaving_adapters:KeepsTorchsName"], corpus=str(corpus))) as s:
         s.open()
         assert [h.name for h in s.handles] == ["torch"]
         assert s.expectations["torch"].patterns == [] and s.adapters_meta()[0]["expectations"] is None
-    with RunSession(["adapters.torch_adapter:TorchAdapter"], corpus=str(corpus)) as s:     # the shipped one, by spec
+    with RunSession(RunOptions(adapters=["adapters.torch_adapter:TorchAdapter"], corpus=str(corpus))) as s:     # the shipped one, by spec
         s.open()
         shipped = os.path.join(DEFAULT_DIR, "torch.txt")
         assert s.expectations["torch"].patterns and s.adapters_meta()[0]["expectations"] == {

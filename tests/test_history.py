@@ -338,3 +338,28 @@ def test_rejudge_judges_a_return_whose_values_were_not_kept_where_the_answer_nee
     assert {v for (v,) in con.execute("select verdict from cases")} >= {"extension"}
     assert not con.execute("select 1 from cases where verdict = 'pass' and case_id in (%s)"
                            % ",".join("?" * len(ext)), ext).fetchall()
+
+
+def test_verify_reads_a_release_line_for_the_certified_release(small):
+    """verify checks each listed reason against the expectations copy: a `@ ..2.0.x` line lists the both-None
+    refusal of a 2.0.2 record (and only of a release it names), as the run that listed it did."""
+    from conform.verify import check_listed_reasons
+    from suites.known_divergences import KnownDivergences
+    line = ("clip/unexpected-error/*CL-NONE*/* @ ..2.0.x ~ One of max or min must be given :: "
+            "NumPy before 2.1 refuses clip with both bounds None")
+    f = small["tmp"] / "verify-numpy.txt"
+    f.write_text(line + "\n")
+    reason = KnownDivergences.from_lines([line], "test").patterns[0].reason
+    recs = [json.loads(x) for x in small["results"][OLD].read_text().splitlines()]
+    recs = [r for r in recs if r.get("record") == "case" and r["verdict"] == "unexpected-error"
+            and "CL-NONE" in r["clauses"]]
+    assert recs, "no both-None refusal on 2.0.2 to list"
+    for r in recs:
+        r["expected_divergence"] = reason
+    result = type("R", (), {"differences": []})()
+    check_listed_reasons(recs, str(f), result)
+    assert result.differences == []
+    for r in recs:          # the same records said to come from 2.1.3: the line does not hold there
+        r["adapter_version"] = NEW
+    check_listed_reasons(recs, str(f), result)
+    assert result.differences, "a release line held for a release it does not name"

@@ -11,6 +11,7 @@ from contract.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Exp
 from suites.failure_message import assert_conforms, failure_message
 
 from adapter_helpers import in_a_script
+from suites.describe import describe
 from suites.known_divergences import KnownDivergences, KnownDivergencesError
 from suites.judge import compare, judge
 
@@ -44,7 +45,7 @@ def test_documented_errors(exp, exc, verdict):
     assert v.verdict == verdict
     if verdict == "wrong-error-class":
         assert v.error["expected_class"] == (" or ".join(exp.error_classes) or None) and v.error["actual_class"] == type(exc).__name__
-        assert v.repro
+        assert describe(v, CASE, exp, A).repro
 
 
 def test_missing_error():
@@ -102,7 +103,7 @@ def test_exact_mismatch_details():
     assert v.mismatch == {"output": "out", "count": 2, "total": 4, "indices": [[0, 1], [1, 1]]}
     assert "2 of 4 elements differ; first at (0, 1): 9 != 2" in v.outcome
     assert v.expected_values["out"].tolist() == [[1, 2], [3, 4]] and v.actual_values["out"][0, 1] == 9
-    assert "np.array" in v.repro
+    assert "np.array" in describe(v, CASE, _val(), A).repro
 
 
 def test_nan_equals_nan_and_payloads_do_not_matter():
@@ -172,7 +173,7 @@ def test_a_later_output_is_compared_when_present():
 
 
 def test_verdict_carries_clauses_api_and_key():
-    v = judge(CASE, clip_expectation(CASE), Outcome.raised(TypeError("no")), A)
+    v = describe(judge(CASE, clip_expectation(CASE), Outcome.raised(TypeError("no")), A), CASE, clip_expectation(CASE), A)
     assert v.clauses == ("CL-FORMULA",) and v.native_api == "GoodClip.clip" and v.adapter == "good"
     assert v.adapter_version == "0.0-test"
     assert v.key() == f"clip/unexpected-error/CL-FORMULA/float32/x:1d/{CASE.id}"
@@ -194,7 +195,7 @@ def test_an_empty_array_with_a_dim_the_results_reader_refuses_is_not_copied_into
 
 
 def test_assert_conforms_message_reads_actual_expected_call_repro():
-    v = judge(CASE, clip_expectation(CASE), Outcome.raised(TypeError("no")), A)
+    v = describe(judge(CASE, clip_expectation(CASE), Outcome.raised(TypeError("no")), A), CASE, clip_expectation(CASE), A)
     with pytest.raises(AssertionError) as e:
         assert_conforms(v, CASE)
     text = str(e.value)
@@ -280,3 +281,24 @@ def test_oracle_repro_snippet_runs_and_gives_the_expected_answer(case):
             in_a_script(OracleAdapter().repro(case), {})
         assert exp.admits_class([c.__name__ for c in type(e.value).__mro__]), src
         assert str(e.value).startswith(f"[{exp.error_clause}]"), src
+
+
+class _Untouchable:
+    """An adapter whose every call fails the test: all the judge may read of it is its name and version."""
+    name, version = "untouchable", "1.0"
+
+    def native_api(self, op, case=None):
+        raise AssertionError("the judge asked the adapter for its call")
+
+    def repro(self, case, expectation=None):
+        raise AssertionError("the judge asked the adapter for a repro")
+
+
+@pytest.mark.parametrize("outcome", [Outcome.raised(TypeError("no")), Outcome(CRASHED, signal=11, message="died"),
+                                     Outcome.returned(out=np.zeros(3, np.float32))])
+def test_the_judge_asks_the_adapter_for_nothing(outcome):
+    """Judging is pure: a failing verdict's call and repro are asked of the adapter afterwards (describe)."""
+    v = judge(CASE, clip_expectation(CASE), outcome, _Untouchable())
+    assert v.verdict != "pass" and v.repro == "" and v.native_api == outcome.native_api
+    d = describe(v, CASE, clip_expectation(CASE), A)
+    assert d is v and v.native_api == "GoodClip.clip" and v.repro

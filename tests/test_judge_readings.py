@@ -9,6 +9,7 @@ import oracle
 from adapters.base import Outcome
 from contract.expectation import EITHER
 from suites.strategies import all_doc_examples as doc_examples
+from suites.describe import describe
 from suites.judge import READ_RAISES, READ_RETURNS, judge
 
 from bad_adapters import GoodClip
@@ -59,7 +60,7 @@ def test_set_example_admits_both_readings_and_nothing_else(outcome, verdict, rea
     if verdict == "pass":
         assert any("took the reading" in n for n in v.notes), v.notes
     else:
-        assert v.repro, "a failing either-verdict carries a repro"
+        assert describe(v, SET_EXAMPLE, exp, A).repro, "a failing either-verdict carries a repro"
 
 
 def test_either_summary_names_both_readings():

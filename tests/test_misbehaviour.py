@@ -116,8 +116,8 @@ def test_a_c_level_leak_hits_the_same_limit(run_candidate):
 def test_without_an_address_space_limit_the_resident_memory_watchdog_kills_the_leak(run_candidate, monkeypatch):
     # The default guard: no --memory-mb, so the leak runs until the pool sees the worker's resident
     # memory pass its limit (lowered here from the 8 GB default to keep the test small).
-    from adapters import pool
-    monkeypatch.setattr(pool, "RSS_LIMIT_MB", 400)
+    from adapters import channel
+    monkeypatch.setattr(channel, "RSS_LIMIT_MB", 400)
     got, _, _ = run_candidate("Leaker", ["leak-all", "ok"], case_timeout=60)
     v = got["leak-all"]
     assert v["verdict"] == "crash" and "resident memory" in v["outcome"], v["outcome"]

@@ -9,6 +9,7 @@ from adapters.base import Outcome
 from contract.codec import encode_array
 from contract.results import (ResultsError, ResultsWriter, case_record, end_record, iter_records, read_case,
                               read_values, run_record)
+from suites.describe import describe
 from suites.judge import judge
 
 from bad_adapters import GoodClip, clip_case, clip_expectation
@@ -20,7 +21,8 @@ def _write(path, n=3, end=True):
         w.write(run_record("r1", "sha256:abc", n, [{"name": "good"}]))
         for c in cases:
             out = Outcome.returned(out=np.array([9, 9, 9], np.float32), x=c.inputs["x"])
-            w.write(case_record("r1", judge(c, clip_expectation(c), out, GoodClip()), c))
+            v = describe(judge(c, clip_expectation(c), out, GoodClip()), c, clip_expectation(c), GoodClip())   # as a run does
+            w.write(case_record("r1", v, c))
         if end:
             w.write(end_record("r1", n, {"value-mismatch": n}))
     return cases

@@ -1,4 +1,4 @@
-"""The one scheduler (suites/scheduler.py): idle workers take cases from any adapter that has some left, so the
+"""The one scheduler (suites/scheduler.py, driven by the run loop suites/loop.py): idle workers take cases from any adapter that has some left, so the
 slowest adapter ends up with every core; results stay in corpus order and the same with any --jobs."""
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _spy_lanes(monkeypatch) -> dict:
 
     def spy(self, *a, **k):
         yield from real(self, *a, **k)
-        captured["lanes"] = self.scheduler.snapshot()
+        captured["lanes"] = self.loop.snapshot()
     monkeypatch.setattr(runner.RunSession, "judged", spy)
     return captured
 
@@ -72,9 +72,9 @@ def test_a_fast_adapter_gets_no_second_worker_it_cannot_pay_for(corpus, tmp_path
 def _alone(spec, corpus, out, jobs, monkeypatch):
     """(workers, most calls at once) of `spec` run alone: 40 cases of 30 ms, worth more workers here, and looked
     at every 5 ms while they run (the harness looks every RSS_POLL_S: a call shorter than that counts as computing)."""
-    from adapters import pool
+    from adapters import channel
     monkeypatch.setattr(scheduler, "GROW_WORTH_S", 0.05)
-    monkeypatch.setattr(pool, "RSS_POLL_S", 0.005)
+    monkeypatch.setattr(channel, "RSS_POLL_S", 0.005)
     captured = _spy_lanes(monkeypatch)
     result = runner.run([spec], corpus=corpus, out_dir=str(out), jobs=jobs)
     assert result.exit_code == 0, result.message
@@ -99,8 +99,8 @@ def test_a_lane_whose_worker_computes_gets_no_more_calls_than_cores(spec, corpus
 def test_a_lane_that_computes_keeps_to_the_cores_while_others_load_them(corpus, tmp_path, monkeypatch):
     # two spinning lanes at --jobs 1 on a machine already busy: waiting for a core is computing, so the run
     # never makes more calls at once than it has cores (CPU time over wall time would say half asleep)
-    from adapters import pool
-    monkeypatch.setattr(pool, "RSS_POLL_S", 0.005)
+    from adapters import channel
+    monkeypatch.setattr(channel, "RSS_POLL_S", 0.005)
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         result = runner.run(["bad_adapters:Spin", "bad_adapters:SpinInChild"], corpus=corpus,
@@ -190,9 +190,9 @@ scheduler.GROW_WORTH_S = 0.05
 
 
 def pytest_unconfigure(config):
-    sched = state_of(config)._session.scheduler
+    loop = state_of(config)._session.loop
     with open(os.environ["LANES_OUT"], "w") as f:
-        json.dump(sched.snapshot() if sched else None, f)
+        json.dump(loop.snapshot() if loop else None, f)
 '''
 
 
@@ -214,17 +214,17 @@ def test_the_pytest_plugin_runs_its_corpus_items_through_the_same_scheduler(corp
 HANDED_PLUGIN = '''
 import json, os, threading
 import pytest
-from suites import scheduler
+from suites import loop
 
 seen = {"verdicts": 0, "beside": []}
-real = scheduler.Scheduler.judged
+real = loop.Loop.judged
 
 
 def judged(self, *a, **k):
     for case, verdicts, failure in real(self, *a, **k):
         seen["verdicts"] += len(verdicts)
         yield case, verdicts, failure
-scheduler.Scheduler.judged = judged
+loop.Loop.judged = judged
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -288,12 +288,13 @@ def test_slots_leave_ctrl_c_to_the_main_thread_and_workers_they_start_still_hear
     # stop.  So slots block it and SIGTERM; the main thread keeps both, and a worker a slot starts gets them back.
     monkeypatch.setattr(scheduler, "GROW_WORTH_S", 0.05)    # so the second worker is started from a slot
     masks = {}
-    real_run = scheduler.Scheduler._run
+    from suites.loop import Loop
+    real_run = Loop._run
 
     def spy(self, *a, **k):
         masks.setdefault("slot", signal.pthread_sigmask(signal.SIG_BLOCK, []))
         return real_run(self, *a, **k)
-    monkeypatch.setattr(scheduler.Scheduler, "_run", spy)
+    monkeypatch.setattr(Loop, "_run", spy)
     captured = _spy_lanes(monkeypatch)
     result = runner.run(["bad_adapters:SignalMask"], corpus=corpus, out_dir=str(tmp_path / "out"), jobs=2)
     stop = {signal.SIGINT, signal.SIGTERM}

@@ -8,6 +8,7 @@ import pytest
 
 from bad_adapters import clip_case, write_corpus
 from contract.vocabulary import EXIT_ADAPTER
+from suites.options import RunOptions
 from suites.session import RunSession, SessionError, run_id_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,7 +79,7 @@ def test_conform_run_computes_expect_once_per_case_for_all_adapters(tmp_path, co
 
 def test_the_run_id_names_the_adapters_and_their_versions(tmp_path, corpus):
     path, _ = corpus
-    with RunSession(["oracle"], corpus=path, in_process=True) as s:
+    with RunSession(RunOptions(adapters=["oracle"], corpus=path, in_process=True)) as s:
         header = s.header()
         assert [a["name"] for a in header["adapters"]] == ["oracle"]
         assert header["run_id"] == run_id_of(s.source.hash, header["adapters"], "1/1", "ci")
@@ -87,7 +88,7 @@ def test_the_run_id_names_the_adapters_and_their_versions(tmp_path, corpus):
 
 def test_a_named_unavailable_adapter_is_refused_with_its_reason_from_the_worker(tmp_path, corpus):
     path, _ = corpus
-    s = RunSession(["bad_adapters:Unavailable"], corpus=path)
+    s = RunSession(RunOptions(adapters=["bad_adapters:Unavailable"], corpus=path))
     with pytest.raises(SessionError) as e:
         s.open()
     assert e.value.exit_code == EXIT_ADAPTER and "the test framework is not installed" in str(e.value)
@@ -99,7 +100,7 @@ def test_default_selection_skips_unavailable_adapters_and_says_why(tmp_path, cor
     path, _ = corpus
     monkeypatch.setattr(R, "known", lambda: {"oracle": R.BUILTIN["oracle"],
                                                "gone": "bad_adapters:Unavailable"})
-    with RunSession(None, corpus=path) as s:
+    with RunSession(RunOptions(corpus=path)) as s:
         assert [h.name for h in s.handles] == ["oracle"]
         assert s.skipped and s.skipped[0].startswith("gone: ") and "not installed" in s.skipped[0]
 
@@ -119,12 +120,12 @@ def test_an_explored_case_is_answered_by_the_oracle_once(monkeypatch):
 
     monkeypatch.setattr(oracle, "expect", counting)
     case = with_oracle_clauses(clip_case("explored"))
-    with RunSession(["oracle"], in_process=True) as session:
+    with RunSession(RunOptions(adapters=["oracle"], in_process=True)) as session:
         handle = session.handle(session.handles[0].spec)
         assert session.check(case, handle).verdict == "pass"
         assert len(seen) == 1, seen
     same = clip_case("explored")            # the same content, not the object with_oracle_clauses made
-    with RunSession(["oracle"], in_process=True) as session:
+    with RunSession(RunOptions(adapters=["oracle"], in_process=True)) as session:
         handle = session.handle(session.handles[0].spec)
         assert session.check(same, handle).verdict == "pass"
         assert len(seen) == 2 and seen[1] is same, seen

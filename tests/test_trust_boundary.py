@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from adapters import pool, sandbox
+from adapters import channel, pool, sandbox
 
 from bad_adapters import clip_case
 from boundary_adapters import MARK_ENV, MEMFD_ENV
@@ -89,7 +89,7 @@ def test_the_keeper_is_started_in_safe_path_mode_outside_the_scratch_folder():
 @pytest.mark.parametrize("label", ["memfd", "memfd-mapped"])
 def test_memory_held_in_memfds_counts_against_the_workers_limit(monkeypatch, label):
     """900 MB in memfds under a 256 MB limit: the worker is killed, as for resident memory."""
-    monkeypatch.setattr(pool, "RSS_LIMIT_MB", 256)
+    monkeypatch.setattr(channel, "RSS_LIMIT_MB", 256)
     monkeypatch.setenv(MEMFD_ENV, "900")
     out, after = run_cases("boundary_adapters:MemfdHoarder", label, "ok")
     assert out.kind == "crashed" and "passed the limit of 256 MB" in out.message, (

@@ -9,6 +9,7 @@ import pytest
 from adapters.base import CRASHED, RAISED, RETURNED, TIMED_OUT
 from adapters.pool import InProcessHandle, WorkerHandle
 from adapters.registry import AdapterError
+from suites.describe import describe
 from suites.judge import judge
 
 from bad_adapters import clip_case, clip_expectation
@@ -48,7 +49,8 @@ def test_segfault_is_a_crash_with_the_signal_and_the_worker_restarts(handles):
     assert (out.kind, out.signal) == (CRASHED, signal.SIGSEGV), out
     assert "Segmentation fault" in out.stderr          # faulthandler's report, captured for the verdict
     v = judge(clip_case("crash"), clip_expectation(clip_case("crash")), out, h)
-    assert v.verdict == "crash" and "SIGSEGV" in v.outcome and v.repro
+    assert v.verdict == "crash" and "SIGSEGV" in v.outcome and not v.repro      # the judge asks the worker nothing
+    assert describe(v, clip_case("crash"), clip_expectation(clip_case("crash")), h).repro     # asked of it after
     assert _verdict(h, clip_case("after")).verdict == "pass"
     assert h.restarts >= 1
 
