@@ -17,14 +17,14 @@ import sys
 SUITE_PACKAGES = ("suites", "reports", "conform")      # the judge, the corpus, the certificate: never the worker's
 
 
-def trusted(spec: str) -> bool:
+def trusted(target: str) -> bool:
     """The suite's own adapters (the oracle, its mutants, the shipped frameworks) may use the oracle."""
     from .registry import resolve, shipped_name
-    if shipped_name(spec):
+    if shipped_name(target):
         return True
     try:
-        module = resolve(spec).split("@")[0].split(":")[0]
-    except Exception:       # noqa: BLE001 - an unresolvable spec is the loader's error to report
+        module = resolve(target).split("@")[0].split(":")[0]
+    except Exception:       # noqa: BLE001 - an unresolvable target is the loader's error to report
         return False
     return module.startswith("adapters.")
 

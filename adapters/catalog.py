@@ -10,10 +10,10 @@ from .pool import probe
 from .registry import AdapterInfo, known, resolve
 
 
-def info(spec: str, python: str = None) -> AdapterInfo:
+def info(target: str, python: str = None) -> AdapterInfo:
     """What `conform adapters` prints for one adapter, asked of a worker: the candidate's module is
     never imported in this process.  Never raises for an adapter that is missing or broken."""
-    return probe(spec, python=python)
+    return probe(target, python=python)
 
 
 def available_adapters(pythons=None, cwd=None) -> list:

@@ -8,7 +8,7 @@ $CONFORM_COMPILE_CACHE/<adapter name> (default $XDG_CACHE_HOME/tensor-conformanc
 CONFORM_COMPILE_CACHE_FOLDER (FOLDER_ENV; the user's CONFORM_COMPILE_CACHE is not passed on), and a sandboxed
 one may write there and nowhere else outside its scratch folder.
 
-Which adapters get one is decided here from the spec the harness was given, never by the candidate: a
+Which adapters get one is decided here from the target the harness was given, never by the candidate: a
 candidate's folder would be state it carries from one run into the next, and a folder shared between two
 adapters would let one write what the other loads.  The framework's own cache keys its entries on the
 graph, the inputs' types, its config and its version, so a kept entry gives the kernel a fresh build would.
@@ -60,14 +60,14 @@ def holds_cache(folder: str, environ) -> bool:
     return os.path.commonpath([w, base]) in (w, base)
 
 
-def folder(spec: str, environ) -> str:
-    """The compile-cache folder of the adapter `spec` names (made if missing), or "" for none: an adapter
+def folder(target: str, environ) -> str:
+    """The compile-cache folder of the adapter `target` names (made if missing), or "" for none: an adapter
     not marked compile_cache, a cache turned off, or a folder that cannot be made (the run then compiles anew)."""
     from .registry import SHIPPED, shipped_name, split_construction
-    name = shipped_name(spec)
+    name = shipped_name(target)
     base = root(environ)
     row = SHIPPED.get(name)
-    if row is None or not row.compile_cache or split_construction(spec)[1] or not base:
+    if row is None or not row.compile_cache or split_construction(target)[1] or not base:
         return ""
     path = os.path.join(base, name)
     try:

@@ -39,7 +39,7 @@ MAIN = ""       # the main environment (.venv), which the suite itself runs in
 class Declared:
     """One adapter of a framework, as its declaration gives it."""
     name: str                   # the name `--adapter` takes
-    target: str                 # module:Class, found from a plain checkout that was never pip-installed
+    class_path: str             # module:Class, found from a plain checkout that was never pip-installed
     twin: str = ""              # a compiled mode's eager twin (suites/variants.py holds it to the twin's answer)
     compile_cache: bool = False     # its framework keeps compiled kernels in a folder the harness gives it
     sampled: bool = False       # pytest runs it on the corpus's stratified sample (every new shape costs a compile)

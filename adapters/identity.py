@@ -1,6 +1,6 @@
-"""What an adapter is, for a certificate, measured by the harness from the spec alone.
+"""What an adapter is, for a certificate, measured by the harness from the target alone.
 
-`measure(spec, python)` runs `python -S -m adapters.identity SPEC` under the interpreter that will run the
+`measure(target, python)` runs `python -S -m adapters.identity MODULE:CLASS` under the interpreter that will run the
 adapter's worker, with the worker's import path.  That process never imports the candidate's module, and
 runs no code an installed package brings (`-S`: no `sitecustomize`, no `import` lines of `.pth` files; the
 site folders and the folders `.pth` files list are added by reading them).  It locates the module's file
@@ -8,7 +8,7 @@ as the import system would (`importlib.machinery.PathFinder`, one package level 
 package's `__init__` runs either), finds the class in the file's syntax tree, and reads the installed
 distributions (`importlib.metadata`).  So nothing the candidate's code does once imported (setting
 `__module__`, patching `inspect`, swapping `sys.modules`) changes what is recorded: the identity covers
-the bytes of the files the spec names.
+the bytes of the files the target names.
 
 Recorded: module, class, the defining file's hash, the distribution that provides the module (name,
 version, a hash over its files) and the framework packages with their installed versions: for a shipped
@@ -37,7 +37,7 @@ MARK = "conform-identity:"
 
 
 class IdentityError(RuntimeError):
-    """The adapter's module or class cannot be found from its spec; the message says where it looked."""
+    """The adapter's module or class cannot be found from its target; the message says where it looked."""
 
 
 def _site_of(python) -> list:
@@ -56,8 +56,8 @@ def _site_of(python) -> list:
     return list(dict.fromkeys(p.stdout.split())) if p.returncode == 0 else []
 
 
-def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
-    """The identity of the adapter `spec` names (a name or module:Class, optionally @construction), measured
+def measure(target: str, python: str = None, timeout: float = TIMEOUT) -> dict:
+    """The identity of the adapter `target` names (a name or module:Class, optionally @construction), measured
     under `python` (default: this interpreter) with the import path its worker gets; IdentityError when it
     cannot be (its module is not there, the interpreter does not run, the process does not answer)."""
     import subprocess
@@ -65,9 +65,9 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
 
     from .worker_process import _safe_path_flag, _worker_path
     from .registry import AdapterError, resolve, shipped_name, split_construction
-    base = split_construction(spec)[0]
+    base = split_construction(target)[0]
     try:
-        target = resolve(base)
+        class_path = resolve(base)
     except AdapterError as e:
         raise IdentityError(str(e)) from None
     python = python or sys.executable
@@ -77,34 +77,34 @@ def measure(spec: str, python: str = None, timeout: float = TIMEOUT) -> dict:
     frameworks = ["--frameworks", ",".join(row.frameworks)] if row is not None else []
     # outside the sandbox: in a fresh folder of its own and in safe path mode, nothing a candidate wrote is on
     # its import path
-    cmd = [python, "-S", *_safe_path_flag(python), "-m", "adapters.identity", target] + frameworks
+    cmd = [python, "-S", *_safe_path_flag(python), "-m", "adapters.identity", class_path] + frameworks
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(_worker_path(python) + _site_of(python)))
     with tempfile.TemporaryDirectory(prefix="conform-identity-") as cwd:
         try:
             p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                                timeout=timeout)
         except (OSError, subprocess.SubprocessError) as e:
-            raise IdentityError(f"cannot measure adapter {spec!r} under {python}: {e}") from None
+            raise IdentityError(f"cannot measure adapter {target!r} under {python}: {e}") from None
     out = p.stdout[-MAX_REPLY:].decode("utf-8", "replace")
     line = next((ln[len(MARK):] for ln in reversed(out.splitlines()) if ln.startswith(MARK)), None)
     if p.returncode != 0 or line is None:
         why = p.stderr[-2000:].decode("utf-8", "replace").strip().splitlines()
-        raise IdentityError(f"cannot measure adapter {spec!r}: {why[-1] if why else f'exit {p.returncode}'}")
+        raise IdentityError(f"cannot measure adapter {target!r}: {why[-1] if why else f'exit {p.returncode}'}")
     try:
         found = json.loads(line)
     except ValueError:
-        raise IdentityError(f"cannot measure adapter {spec!r}: its answer is not JSON") from None
+        raise IdentityError(f"cannot measure adapter {target!r}: its answer is not JSON") from None
     if "error" in found:
-        raise IdentityError(f"adapter {spec!r}: {found['error']}")
+        raise IdentityError(f"adapter {target!r}: {found['error']}")
     return found
 
 
 # ---- in the measuring process (python -S -m adapters.identity) -----------------------------------------
 
-def identify(target: str, frameworks: str = None) -> dict:
+def identify(class_path: str, frameworks: str = None) -> dict:
     """{"module", "class", "source_file", "source_sha256", "package", "package_note", "frameworks"} of the
-    class `target` (module:Class) names, without importing its module."""
-    module, _, qualname = target.partition(":")
+    class `class_path` (module:Class) names, without importing its module."""
+    module, _, qualname = class_path.partition(":")
     source, module = defining_file(module, qualname)
     identity = {"module": module, "class": qualname, "source_file": source, "source_sha256": file_sha256(source),
                 "package": None, "package_note": ""}
@@ -118,26 +118,26 @@ def identify(target: str, frameworks: str = None) -> dict:
 
 def locate(module: str) -> str:
     """The file the import system loads for `module`, found without importing it or its parent packages."""
-    path, spec = None, None
+    path, found = None, None
     parts = module.split(".")
     for i, part in enumerate(parts):
-        spec = importlib.machinery.PathFinder.find_spec(part, path)
+        found = importlib.machinery.PathFinder.find_spec(part, path)
         where = ".".join(parts[:i + 1])
-        if spec is None:
+        if found is None:
             raise IdentityError(f"module {where} is not on the import path of this interpreter "
                                 f"({sys.executable}); it is found by path only, not by an import hook")
         if i < len(parts) - 1:
-            path = spec.submodule_search_locations
+            path = found.submodule_search_locations
             if path is None:
                 raise IdentityError(f"{where} is a module, not a package: {module} cannot be under it")
-    if not spec.origin or not os.path.isfile(spec.origin):
+    if not found.origin or not os.path.isfile(found.origin):
         raise IdentityError(f"module {module} has no file (a namespace package): name a module")
-    return spec.origin
+    return found.origin
 
 
 def defining_file(module: str, qualname: str, depth: int = 0) -> tuple:
     """(the file that defines class `qualname`, the module of that file): a `from x import Class` in the
-    spec's module is followed to x's file (a package re-exporting its adapter)."""
+    target's module is followed to x's file (a package re-exporting its adapter)."""
     source = locate(module)
     tree = _tree(source)
     if tree is None or _defines(tree, qualname):
@@ -315,13 +315,13 @@ def add_site_folders() -> None:
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python -S -m adapters.identity")
-    ap.add_argument("target", help="module:Class")
+    ap.add_argument("class_path", help="module:Class")
     ap.add_argument("--frameworks", help="a shipped adapter's frameworks, comma-separated (SHIPPED)")
     args = ap.parse_args(argv)
     if sys.flags.no_site:
         add_site_folders()
     try:
-        found = identify(args.target, args.frameworks)
+        found = identify(args.class_path, args.frameworks)
     except (IdentityError, OSError) as e:
         found = {"error": str(e)}
     print(MARK + json.dumps(found))

@@ -130,9 +130,17 @@ class FrameworkAdapter(PinnedAdapter):
     def tensor_maker(self, construction: str):
         raise NotImplementedError
 
-    def laid(self, plan):
+    def in_layout(self, plan):
         """The framework's tensor of an adapters.layouts.Plan, built natively (an adapter with `layouts`)."""
+        if type(self).laid is not FrameworkAdapter.laid:       # an adapter written before the rename
+            import warnings
+            warnings.warn(f"{type(self).__name__}.laid is the old name of in_layout: rename it", DeprecationWarning)
+            return self.laid(plan)
         raise NotImplementedError
+
+    def laid(self, plan):
+        """The old name of in_layout, still answered for callers written before the rename."""
+        return self.in_layout(plan)
 
     def finish(self, outcome: Outcome, capture) -> Outcome:
         """The outcome as reported (mindspore adds its [ERROR] lines); `capture` is what guard() yielded."""
@@ -174,7 +182,7 @@ class FrameworkAdapter(PinnedAdapter):
                         tensors = self.inputs(case)
                     else:
                         plans = layouts.plans(self.layout, case)
-                        tensors = {k: self.tensor(v) if plans[k] is None else self.laid(plans[k])
+                        tensors = {k: self.tensor(v) if plans[k] is None else self.in_layout(plans[k])
                                    for k, v in case.inputs.items()}
                     outcome = row.run(fw, convert.call_args(case, tensors))
             except (KeyboardInterrupt, SystemExit):

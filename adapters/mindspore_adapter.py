@@ -51,7 +51,7 @@ def to_ms(a: np.ndarray):
     return t.view(ms.bfloat16) if convert.is_bf16(a) else t
 
 
-def ms_laid(p):
+def ms_in_layout(p):
     """The tensor of layout Plan `p`, made by mindspore's own PyNative view ops (basic slicing, `view`,
     `expand` give views with strides and a storage offset in 2.10); refused unless mindspore reports it."""
     return layouts.view_of(to_ms(p.base), p)
@@ -120,8 +120,8 @@ class MindsporeAdapter(FrameworkAdapter):
     def tensor_maker(self, construction):
         return _tensor_maker(construction)
 
-    def laid(self, plan):
-        return ms_laid(plan)
+    def in_layout(self, plan):
+        return ms_in_layout(plan)
 
     def guard(self):
         self.framework()

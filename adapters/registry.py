@@ -14,7 +14,7 @@ GROUP = "tensor_conformance.adapters"
 class Shipped:
     """One shipped adapter: all the harness knows of it, decided here from the name it was given (never from what
     a candidate says of itself).  A view of its framework's declaration (adapters/frameworks.py)."""
-    target: str                     # module:Class, found from a plain checkout that was never pip-installed
+    class_path: str                 # module:Class, found from a plain checkout that was never pip-installed
     frameworks: tuple = ()          # the distributions it wraps, whose versions a certificate records
     environment: str = ""           # the environment scripts/setup.sh builds for its workers ("": the main one)
     twin: str = ""                  # a compiled mode's eager twin: the mode-consistency gate (suites/variants.py)
@@ -33,7 +33,7 @@ def _rows() -> dict:
     rows = {"oracle": Shipped("adapters.oracle_adapter:OracleAdapter")}
     for fw in FRAMEWORKS.values():
         for a in fw.adapters:
-            rows[a.name] = Shipped(a.target, fw.distributions, fw.environment, a.twin, a.compile_cache, a.sampled,
+            rows[a.name] = Shipped(a.class_path, fw.distributions, fw.environment, a.twin, a.compile_cache, a.sampled,
                                    fw.all_releases, fw.release_package if fw.releases else "", fw.release_needs)
     return rows
 
@@ -43,25 +43,25 @@ def _rows() -> dict:
 SHIPPED = _rows()
 
 # Views of the table, by what each reader asks.
-BUILTIN = {name: row.target for name, row in SHIPPED.items()}
+BUILTIN = {name: row.class_path for name, row in SHIPPED.items()}
 MODES = {name: row.twin for name, row in SHIPPED.items() if row.twin}
 
 
-def eager_twin(spec: str) -> str:
-    """The eager adapter a shipped compiled mode must agree with ('' for any other spec)."""
-    name = shipped_name(spec)
-    return MODES.get(name, "") if name and not split_construction(spec)[1] else ""
+def eager_twin(target: str) -> str:
+    """The eager adapter a shipped compiled mode must agree with ('' for any other target)."""
+    name = shipped_name(target)
+    return MODES.get(name, "") if name and not split_construction(target)[1] else ""
 
 
 class AdapterError(LookupError):
-    """An adapter spec that names nothing loadable; the message says what is known."""
+    """An adapter target that names nothing loadable; the message says what is known."""
 
 
 @dataclass
 class AdapterInfo:
     """What a worker said about an adapter when asked (adapters.pool.probe, adapters.catalog)."""
     name: str
-    spec: str               # what loads it: module:Class
+    class_path: str         # what loads it: module:Class
     version: str
     available: bool
     reason: str
@@ -76,6 +76,15 @@ class AdapterInfo:
     constructions: tuple = ()   # the ways it builds its inputs, its default first (adapters.base.Adapter)
     layouts: tuple = ()         # the non-default memory layouts it builds natively (adapters/layouts.py)
 
+    @property
+    def spec(self) -> str:
+        """The old name of `class_path`, for callers not yet renamed."""
+        return self.class_path
+
+    @spec.setter
+    def spec(self, value: str):
+        self.class_path = value
+
 
 def known() -> dict:
     """name -> module:Class for every adapter found by name (built-ins, then installed entry points)."""
@@ -85,69 +94,68 @@ def known() -> dict:
     return found
 
 
-def split_construction(spec: str) -> tuple:
-    """'torch@from_numpy' -> ('torch', 'from_numpy'); a spec without '@' -> (spec, '')."""
-    base, at, how = spec.rpartition("@")
-    return (base, how) if at and base else (spec, "")
+def split_construction(target: str) -> tuple:
+    """'torch@from_numpy' -> ('torch', 'from_numpy'); a target without '@' -> (target, '')."""
+    base, at, how = target.rpartition("@")
+    return (base, how) if at and base else (target, "")
 
 
-def shipped_name(spec: str):
-    """The BUILTIN name of a shipped adapter's spec (its name, or exactly its module:Class), else None.
+def shipped_name(target: str):
+    """The BUILTIN name of a shipped adapter's target (its name, or exactly its module:Class), else None.
 
-    Decided from the spec the harness was given, before any candidate code runs: a subclass of a
+    Decided from the target the harness was given, before any candidate code runs: a subclass of a
     shipped adapter, or a candidate calling itself "torch", is not the shipped adapter."""
-    base = split_construction(spec)[0]
+    base = split_construction(target)[0]
     if base in BUILTIN:
         return base
-    return next((name for name, target in BUILTIN.items() if target == base), None)
+    return next((name for name, class_path in BUILTIN.items() if class_path == base), None)
 
 
-def resolve(spec: str) -> str:
+def resolve(target: str) -> str:
     """A name or module:Class (optionally @construction) -> module:Class (with the same @construction).
 
     A built-in name wins over the module:Class reading, since some hold a colon ("array-api:numpy")."""
-    base, how = split_construction(spec)
+    base, how = split_construction(target)
     if how:
         return f"{resolve(base)}@{how}"
-    if spec in BUILTIN:
-        return BUILTIN[spec]
-    if ":" in spec:
-        return spec
+    if target in BUILTIN:
+        return BUILTIN[target]
+    if ":" in target:
+        return target
     table = known()
-    if spec not in table:
-        raise AdapterError(f"unknown adapter {spec!r}; known adapters: {', '.join(sorted(table))} "
+    if target not in table:
+        raise AdapterError(f"unknown adapter {target!r}; known adapters: {', '.join(sorted(table))} "
                            "(or give package.module:Class)")
-    return table[spec]
+    return table[target]
 
 
-def load_class(spec: str):
-    target = resolve(split_construction(spec)[0])
-    module, _, attr = target.partition(":")
+def load_class(target: str):
+    module, _, attr = resolve(split_construction(target)[0]).partition(":")
     try:
         mod = importlib.import_module(module)
     except Exception as e:      # an ImportError, or whatever a vendor's module raises on import
-        raise AdapterError(f"adapter {spec!r}: cannot import {module}: {type(e).__name__}: {e}") from e
+        raise AdapterError(f"adapter {target!r}: cannot import {module}: {type(e).__name__}: {e}") from e
     try:
         cls = getattr(mod, attr)
     except AttributeError:
-        raise AdapterError(f"adapter {spec!r}: module {module} has no {attr}") from None
+        raise AdapterError(f"adapter {target!r}: module {module} has no {attr}") from None
     return cls
 
 
-def load(spec: str):
+def load(target: str):
     """An adapter instance for a name, an entry point name or module:Class (setup() not yet called)."""
-    cls = load_class(spec)
+    cls = load_class(target)
     if not (isinstance(cls, type) and issubclass(cls, Adapter)):
-        raise AdapterError(f"adapter {spec!r}: {cls!r} is not a subclass of adapters.base.Adapter")
+        raise AdapterError(f"adapter {target!r}: {cls!r} is not a subclass of adapters.base.Adapter")
     a = cls()
     a.construction = a.constructions[0] if a.constructions else ""
-    how = split_construction(spec)[1]
+    how = split_construction(target)[1]
     if how and how in getattr(a, "layouts", ()):
         a.layout = how
         a.name = f"{a.name}@{how}"      # a layout is reported as an adapter of its own, like a construction
     elif how:
         if how not in a.constructions:
-            raise AdapterError(f"adapter {spec!r}: {a.name} builds its inputs "
+            raise AdapterError(f"adapter {target!r}: {a.name} builds its inputs "
                                f"{' or '.join(a.constructions) or 'one way only'}, not {how!r}")
         a.construction = how
         if how != a.constructions[0]:

@@ -70,18 +70,18 @@ def parse(item: str, allow_unlisted: bool = False) -> tuple:
     return name, package, ver
 
 
-def expand(adapter: str, spec: str) -> list:
+def expand(adapter: str, releases: str) -> list:
     """'1.26.4..2.2.6' -> the adapter's declared releases from one to the other, oldest first ('x' in a
     part, '2.4.x', is any patch); a comma list is taken as it is."""
     package, listed = declared().get(adapter, ("", ()))
     ordered = sorted(listed, key=version_key)
-    if ".." not in spec:
-        return [v.strip() for v in spec.split(",") if v.strip()]
-    lo, _, hi = spec.partition("..")
+    if ".." not in releases:
+        return [v.strip() for v in releases.split(",") if v.strip()]
+    lo, _, hi = releases.partition("..")
     lo_i = next((i for i, v in enumerate(ordered) if _matches(v, lo.strip())), None)
     hi_i = next((i for i, v in reversed(list(enumerate(ordered))) if _matches(v, hi.strip())), None)
     if lo_i is None or hi_i is None or lo_i > hi_i:
-        raise ReleaseError(f"releases {spec!r}: {adapter} declares {package} {', '.join(ordered)}", EXIT_USAGE)
+        raise ReleaseError(f"releases {releases!r}: {adapter} declares {package} {', '.join(ordered)}", EXIT_USAGE)
     return ordered[lo_i:hi_i + 1]
 
 
@@ -167,28 +167,28 @@ def _disk(path) -> int:
     return total
 
 
-def in_range(ver: str, spec: str) -> bool:
-    """Whether release `ver` is one `spec` names: 'A..B' (inclusive, either side may be left open: '..2.0.x',
+def in_range(ver: str, releases: str) -> bool:
+    """Whether release `ver` is one `releases` names: 'A..B' (inclusive, either side may be left open: '..2.0.x',
     '2.1.3..'), or a comma list; a part ending '.x' is any release of that series ('2.0.x')."""
     if not ver:
         return False
-    if ".." in spec:
-        lo, _, hi = (p.strip() for p in spec.partition(".."))
+    if ".." in releases:
+        lo, _, hi = (p.strip() for p in releases.partition(".."))
         key = version_key(ver)
         above = not lo or key >= version_key(lo.removesuffix(".x"))
         top = version_key(hi.removesuffix(".x"))
         # '..2.0.x' holds for every 2.0 release: compare the series only
         below = not hi or (key[:len(top)] <= top if hi.endswith(".x") else key <= top)
         return above and below
-    return any(_matches(ver, p.strip()) for p in spec.split(","))
+    return any(_matches(ver, p.strip()) for p in releases.split(","))
 
 
-def range_problem(spec: str) -> str:
+def range_problem(releases: str) -> str:
     """'' for a release list or range in_range() reads; else why not."""
     import re
     part = r"\d+(\.(\d+|x))*([a-z]+\d*)?"
-    if re.fullmatch(rf"({part})?\s*\.\.\s*({part})?", spec) and spec.strip() != "..":
+    if re.fullmatch(rf"({part})?\s*\.\.\s*({part})?", releases) and releases.strip() != "..":
         return ""
-    if all(re.fullmatch(part, p.strip()) for p in spec.split(",")):
+    if all(re.fullmatch(part, p.strip()) for p in releases.split(",")):
         return ""
-    return f"releases {spec!r}: write A..B (either side may be left open), or a comma list; 2.0.x: any 2.0 release"
+    return f"releases {releases!r}: write A..B (either side may be left open), or a comma list; 2.0.x: any 2.0 release"

@@ -42,7 +42,7 @@ def to_torch(a: np.ndarray):
     return t.view(torch.bfloat16) if convert.is_bf16(a) else t
 
 
-def torch_laid(p):
+def torch_in_layout(p):
     """The tensor of layout Plan `p` (adapters/layouts.py), made by torch's own view ops over a tensor
     built from the plan's base; refused (LayoutError) unless torch reports the layout claimed."""
     return layouts.view_of(to_torch(p.base), p)
@@ -88,8 +88,8 @@ class TorchAdapter(FrameworkAdapter):
     def tensor_maker(self, construction):
         return _tensor_maker(construction)
 
-    def laid(self, plan):
-        return torch_laid(plan)
+    def in_layout(self, plan):
+        return torch_in_layout(plan)
 
 
 # ---- one row per op: the call on torch's own tensors, read back from the original objects -------------

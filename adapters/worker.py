@@ -205,7 +205,7 @@ OUTPUT_LIMIT = 1 << 30      # bytes the worker may write to one file (its captur
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m adapters.worker")
-    ap.add_argument("spec")
+    ap.add_argument("target")
     ap.add_argument("--rfd", type=int, required=True)
     ap.add_argument("--wfd", type=int, required=True)
     ap.add_argument("--memory-mb", type=int, default=0)
@@ -227,9 +227,9 @@ def main(argv=None) -> int:
     harden_limit(resource.RLIMIT_FSIZE, OUTPUT_LIMIT)
     from .registry import AdapterError, load
     from .borrow import Tripwire, trusted
-    tripwire = None if trusted(args.spec) else Tripwire.install()     # before the candidate is imported
+    tripwire = None if trusted(args.target) else Tripwire.install()     # before the candidate is imported
     try:
-        adapter = load(args.spec)
+        adapter = load(args.target)
         ok, reason = adapter.available()
         if ok and not args.probe:
             adapter.setup()

@@ -30,11 +30,11 @@ from suites.describe import describe  # noqa: E402
 from suites.judge import judge  # noqa: E402
 
 
-def overhead(handle, cases, expectations, out_path, repeat):
+def overhead(handle, cases, expected, out_path, repeat):
     samples = []
     with ResultsWriter(out_path) as w:
         for _ in range(repeat):
-            for case, exp in zip(cases, expectations):
+            for case, exp in zip(cases, expected):
                 t0 = time.perf_counter()
                 outcome = handle.run(case)
                 v = describe(judge(case, exp, outcome, handle), case, exp, handle)    # as the run loop does
@@ -104,13 +104,13 @@ def main(argv=None):
     if args.scale:
         return scale(args.scale)
     cases, corpus_hash = runner.load_corpus(args.corpus)
-    expectations = [oracle.expect(c) for c in cases]
+    expected = [oracle.expect(c) for c in cases]
     print(f"corpus: {len(cases)} cases, {corpus_hash[:20]}...")
     with tempfile.TemporaryDirectory() as d:
-        ip = overhead(InProcessHandle("oracle"), cases, expectations, os.path.join(d, "a.jsonl"), args.repeat)
+        ip = overhead(InProcessHandle("oracle"), cases, expected, os.path.join(d, "a.jsonl"), args.repeat)
         h = WorkerHandle("oracle")
         try:
-            wk = overhead(h, cases, expectations, os.path.join(d, "b.jsonl"), args.repeat)
+            wk = overhead(h, cases, expected, os.path.join(d, "b.jsonl"), args.repeat)
         finally:
             h.close()
     print(f"overhead in-process:  median {ip['median_ms']:.3f} ms  p90 {ip['p90_ms']:.3f} ms  "

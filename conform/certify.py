@@ -3,7 +3,7 @@
 The run is conform.runner.run limited to the claimed ops (`--op`, default the
 adapter's own `ops`); the certificate is reports.certify's, built from the
 results file plus the adapter's identity, which the harness measures from the
-spec without importing the candidate (adapters/identity.py: the file that
+target without importing the candidate (adapters/identity.py: the file that
 defines the adapter class, the installed distribution that provides its module,
 the framework packages and their versions).  The byte format of every
 hash is in docs/CERTIFY.md; conform/verify.py recomputes them.
@@ -34,19 +34,19 @@ EXPECTATIONS_COPY = "expectations.txt"      # the chosen expectations file, copi
 OWN_FILES = ("certificate.json", "results.jsonl")     # what a certification leaves in --out, and --replace overwrites
 
 
-def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False, case_timeout=None, resume=False,
+def certify(target: str, out_dir, ops=None, corpus=None, in_process=False, case_timeout=None, resume=False,
             jobs=1, python=None, expectations=None, progress=None, replace=False, on_run=None) -> dict:
     """Run the claimed ops' cases of the corpus (default: the shipped one) on one adapter; write
     out_dir/results.jsonl, report.html, summary.json and certificate.json; return the certificate.
 
     `python`: the interpreter of the adapter's worker (default: as adapters.environments chooses).
     `expectations`: the candidate's expectations file (--expectations FILE); a shipped adapter gets its
-    shipped file, anything else none (suites.expectations.chosen_file).  The chosen file is copied into
+    shipped file, anything else none (suites.known_divergences.chosen_file).  The chosen file is copied into
     out_dir as expectations.txt, so `conform verify` re-matches the results against the same lines.
     An out_dir that already holds a certificate or results is refused unless `replace` (or `resume`).
     `on_run`: called with the run's result (conform.runner.RunResult: its timings) before the certificate."""
     from reports.certify import write_certificate
-    pythons = {adapter_spec: os.path.abspath(os.path.expanduser(python))} if python else {}
+    pythons = {target: os.path.abspath(os.path.expanduser(python))} if python else {}
     if pythons and in_process:
         raise CertifyError("--python and --in-process exclude each other: an in-process adapter runs "
                            "in this interpreter", EXIT_USAGE)
@@ -56,12 +56,12 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
         raise CertifyError(f"--out {out_dir} already holds {' and '.join(held)}: pass --replace to overwrite "
                            f"{'them' if len(held) > 1 else 'it'}, --resume to continue that run, or choose another "
                            f"folder", EXIT_USAGE)
-    info = probe_adapter(adapter_spec, pythons, in_process)
+    info = probe_adapter(target, pythons, in_process)
     claims = claimed_ops(info, ops)
     identity = info.identity
     out = Path(out_dir)
-    files = {adapter_spec: expectations} if expectations else None
-    result = runner.run([adapter_spec], corpus=corpus, out_dir=str(out), case_timeout=case_timeout, jobs=jobs,
+    files = {target: expectations} if expectations else None
+    result = runner.run([target], corpus=corpus, out_dir=str(out), case_timeout=case_timeout, jobs=jobs,
                         in_process=in_process, profile=PROFILE, resume=resume, ops=claims, pythons=pythons,
                         expectations_files=files, progress=progress)
     if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
@@ -73,7 +73,7 @@ def certify(adapter_spec: str, out_dir, ops=None, corpus=None, in_process=False,
     copy_expectations(result.results_path, out)
     copy_sources(identity, out)
     from suites.corpus import DEFAULT_PATH, corpus_hash
-    return write_certificate(result.results_path, out, adapter_spec=adapter_spec, identity=identity,
+    return write_certificate(result.results_path, out, target=target, identity=identity,
                              shipped_corpus=corpus_hash(DEFAULT_PATH))
 
 
@@ -125,12 +125,12 @@ def copy_sources(identity, out):
 def refuse_drafts(path):
     """CertifyError(EXIT_BAD_INPUT) when the expectations file still has a line whose reason is the placeholder
     `conform expectations draft` writes: a certificate lists each divergence with its real reason."""
-    from suites.expectations import DRAFT_REASON, Expectations, ExpectationsError
+    from suites.known_divergences import DRAFT_REASON, KnownDivergences, KnownDivergencesError
     if not path:
         return
     try:
-        drafts = Expectations.load(path).drafts()
-    except ExpectationsError:       # the run reports the damage, with its line
+        drafts = KnownDivergences.load(path).drafts()
+    except KnownDivergencesError:       # the run reports the damage, with its line
         return
     if drafts:
         where = ", ".join(p.where() for p in drafts[:5]) + (f" and {len(drafts) - 5} more" if len(drafts) > 5 else "")
@@ -156,9 +156,9 @@ def copy_expectations(results_path, out):
                            f"the run recorded); certify again", EXIT_BAD_INPUT)
 
 
-def probe_adapter(spec, pythons=None, in_process=False):
+def probe_adapter(target, pythons=None, in_process=False):
     """What the adapter's worker says of it (adapters.pool.probe), available, with `identity` set to what the
-    harness measures from the spec (adapters.identity.measure: the candidate's code takes no part); else
+    harness measures from the target (adapters.identity.measure: the candidate's code takes no part); else
     CertifyError(EXIT_ADAPTER) before any corpus is read or folder made.  The candidate's module is
     imported in the worker only, under the interpreter the run gives it (adapters.environments;
     in-process: this one)."""
@@ -166,14 +166,14 @@ def probe_adapter(spec, pythons=None, in_process=False):
     from adapters.identity import IdentityError, measure
     from adapters.pool import probe
     try:
-        python = None if in_process else interpreter_for(spec, pythons)
+        python = None if in_process else interpreter_for(target, pythons)
     except InterpreterError as e:
         raise CertifyError(str(e), e.exit_code) from None
-    info = probe(spec, python=python)
+    info = probe(target, python=python)
     if not info.available:
-        raise CertifyError(f"adapter {spec!r} is not available: {info.reason}")
+        raise CertifyError(f"adapter {target!r} is not available: {info.reason}")
     try:
-        info.identity = measure(spec, python)
+        info.identity = measure(target, python)
     except IdentityError as e:
         raise CertifyError(f"its source and package cannot be measured: {e}") from None
     return info

@@ -126,25 +126,25 @@ def sample_cases(ops, per_op: int) -> list:
     return out
 
 
-def _mode_text(spec: str) -> str:
+def _mode_text(target: str) -> str:
     from adapters.registry import MODES, eager_twin
-    twin = eager_twin(spec)
+    twin = eager_twin(target)
     if twin:
         return f"compiled, held to {twin}'s answer on every case (the mode-consistency gate)"
-    modes = [m for m, t in MODES.items() if t == spec]
+    modes = [m for m, t in MODES.items() if t == target]
     return "eager" + (f"; its compiled mode{'s' if len(modes) > 1 else ''}: {', '.join(modes)}" if modes else "")
 
 
-def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120.0) -> list:
+def check_adapter(target: str, pythons=None, per_op: int = 3, timeout: float = 120.0) -> list:
     from adapters.catalog import info
     from adapters.environments import interpreter_for
     from oracle import registry
-    from suites.expectations import Expectations, ExpectationsError
+    from suites.known_divergences import KnownDivergences, KnownDivergencesError
     from suites.judge import record_evidence, record_key
-    python = interpreter_for(spec, pythons)
-    i = info(spec, python)
+    python = interpreter_for(target, pythons)
+    i = info(target, python)
     if not i.available:
-        raise Unavailable(f"adapter {spec!r} is unavailable: {i.reason}")
+        raise Unavailable(f"adapter {target!r} is unavailable: {i.reason}")
     known, mapped = registry.ops(), [op for op in i.ops if op in registry.ops()]
     stray = [op for op in i.ops if op not in known]
     needs = [Need("ops: maps at least one registered op", bool(mapped),
@@ -159,21 +159,21 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
              Need("execution: says how values are computed", bool(i.execution), i.execution or "empty",
                   "its `execution`"),
              Need("mode: eager, or a compiled mode gated against its eager twin", True,
-                  _mode_text(spec), ""),
+                  _mode_text(target), ""),
              Need("exclusions: each a line with its reason", all(" :: " in x for x in i.excludes),
                   f"{len(i.excludes)} declared", "its `excludes` (docs/CERTIFY.md)")]
     try:
-        crashes = Expectations.from_lines(i.crashes, f"{spec} crashes")
+        crashes = KnownDivergences.from_lines(i.crashes, f"{target} crashes")
         bad = ""
-    except ExpectationsError as e:
-        crashes, bad = Expectations(), str(e)
+    except KnownDivergencesError as e:
+        crashes, bad = KnownDivergences(), str(e)
     needs.append(Need("known framework crashes: each a line with its reason", not bad,
                       bad or f"{len(i.crashes)} declared", "its `crashes` (docs/CERTIFY.md)"))
     if not mapped:
         return needs
     with tempfile.TemporaryDirectory(prefix="conform-check-adapter-") as tmp:
-        records = _run_sample(spec, sample_cases(mapped, per_op), Path(tmp), pythons)
-        repro_needs = _repro_needs(mapped, records, spec, python, Path(tmp), timeout)
+        records = _run_sample(target, sample_cases(mapped, per_op), Path(tmp), pythons)
+        repro_needs = _repro_needs(mapped, records, target, python, Path(tmp), timeout)
         for op in mapped:
             mine = [r for r in records if r["op"] == op]
             faults, known = [], []
@@ -196,15 +196,15 @@ def check_adapter(spec: str, pythons=None, per_op: int = 3, timeout: float = 120
     return needs
 
 
-def _run_sample(spec, cases, tmp: Path, pythons) -> list:
+def _run_sample(target, cases, tmp: Path, pythons) -> list:
     from conform import runner
     from contract.results import iter_records
     from suites.corpus import write_corpus
     corpus = tmp / "sample.jsonl"
     write_corpus(corpus, cases)
-    result = runner.run([spec], corpus=str(corpus), out_dir=str(tmp / "out"), pythons=pythons, profile="ci")
+    result = runner.run([target], corpus=str(corpus), out_dir=str(tmp / "out"), pythons=pythons, profile="ci")
     if result.exit_code not in (EXIT_OK, EXIT_DIVERGED):
-        raise Unavailable(f"adapter {spec!r}: the sample run stopped: {result.message}")
+        raise Unavailable(f"adapter {target!r}: the sample run stopped: {result.message}")
     return [r for r in iter_records(result.results_path) if r["record"] == "case"]
 
 
@@ -228,14 +228,14 @@ def repro_sample(records) -> list:
     return list(chosen.values())
 
 
-def _repro_needs(ops, records, spec, python, where: Path, timeout) -> dict:
+def _repro_needs(ops, records, target, python, where: Path, timeout) -> dict:
     """op -> the Need that its sampled cases' repro scripts fail exactly where their cases fail.  The repros
     the records lack are asked of one worker; the scripts run side by side, one per core (each starts the
     framework anew: tensorflow's import alone takes seconds)."""
     from concurrent.futures import ThreadPoolExecutor
     samples = {op: repro_sample([r for r in records if r["op"] == op]) for op in ops}
     # a failing case's record carries its repro; a passing one's is asked of the worker
-    texts = _asked_repros(spec, python, [r for op in ops for r in samples[op] if not r.get("repro")])
+    texts = _asked_repros(target, python, [r for op in ops for r in samples[op] if not r.get("repro")])
     jobs = [(op, n, rec) for op in ops for n, rec in enumerate(samples[op])]
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         ran = list(pool.map(lambda j: run_repro(j[2].get("repro") or texts[j[2]["case_id"]], python,
@@ -259,14 +259,14 @@ def _repro_needs(ops, records, spec, python, where: Path, timeout) -> dict:
     return out
 
 
-def _asked_repros(spec, python, records) -> dict:
+def _asked_repros(target, python, records) -> dict:
     """case id -> the repro the adapter's worker writes for it, with the oracle's Expectation."""
     if not records:
         return {}
     import oracle
     from adapters.pool import WorkerHandle
     from contract.case import Case
-    handle = WorkerHandle(spec, python=python)
+    handle = WorkerHandle(target, python=python)
     try:
         out = {}
         for rec in records:

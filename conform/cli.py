@@ -178,11 +178,11 @@ def _pythons(args):
         return e.exit_code
 
 
-def _expectations(values, specs):
+def _expectations_choice(values, targets):
     """(folder, {spec: file}) of --expectations, or exit code 3 after printing why it cannot be used."""
-    from suites.expectations import parse_option
+    from suites.known_divergences import parse_option
     try:
-        return parse_option(values, specs)
+        return parse_option(values, targets)
     except ValueError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return runner.EXIT_BAD_INPUT
@@ -200,35 +200,35 @@ def cmd_adapters(args) -> int:
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code
     rows = [(i.name, i.version or "-", "yes" if i.available else "no", i.reason or "",
-             i.spec + ("" if is_this_interpreter(i.python or None) else f"  (python: {i.python})")) for i in infos]
+             i.class_path + ("" if is_this_interpreter(i.python or None) else f"  (python: {i.python})")) for i in infos]
     widths = [max(len(r[c]) for r in rows + [("adapter", "version", "available", "", "")]) for c in range(3)]
     print(f"{'adapter':<{widths[0]}}  {'version':<{widths[1]}}  {'available':<{widths[2]}}  source / reason")
-    for name, ver, ok, reason, spec in rows:
-        print(f"{name:<{widths[0]}}  {ver:<{widths[1]}}  {ok:<{widths[2]}}  {spec}" + (f"  ({reason})" if reason else ""))
+    for name, ver, ok, reason, class_path in rows:
+        print(f"{name:<{widths[0]}}  {ver:<{widths[1]}}  {ok:<{widths[2]}}  {class_path}" + (f"  ({reason})" if reason else ""))
     return 0
 
 
 def cmd_run(args) -> int:
-    specs = args.adapter or []      # none named: the session runs every available adapter
+    targets = args.adapter or []      # none named: the session runs every available adapter
     pythons = _pythons(args)
     if isinstance(pythons, int):
         return pythons
     if args.release:
         from .history_cli import release_pythons
-        pythons = release_pythons(args.release, args.any_release, specs, pythons)
+        pythons = release_pythons(args.release, args.any_release, targets, pythons)
         if isinstance(pythons, int):
             return pythons
     elif args.any_release:
         from adapters.pinned import ANY_RELEASE
         os.environ[ANY_RELEASE] = "1"   # an environment of one's own (--python NAME=PATH) on another release
-    chosen = _expectations(args.expectations, specs)
+    chosen = _expectations_choice(args.expectations, targets)
     if isinstance(chosen, int):
         return chosen
     bar = Progress(sys.stderr)
     # SIGTERM (a CI cancel) stops like Ctrl-C: the results so far stay, --resume continues.
     old = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        result = runner.run(specs, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
+        result = runner.run(targets, corpus=args.corpus, out_dir=args.out, case_timeout=args.case_timeout,
                             jobs=args.jobs, in_process=args.in_process, profile=args.profile,
                             resume=args.resume, shard=args.shard, progress=bar, memory_mb=args.memory_mb,
                             expectations_dir=chosen[0], expectations_files=chosen[1],

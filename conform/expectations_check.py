@@ -1,6 +1,6 @@
 """`conform expectations check FILE RESULTS`: which lines of an expectations file match which cases of a results file.
 
-Matching is the run's own (suites.expectations.Expectations.match over suites.judge.record_key and
+Matching is the run's own (suites.known_divergences.KnownDivergences.match over suites.judge.record_key and
 record_evidence): the first matching line wins, and a line with `~ regex` must also find the evidence.
 It answers the questions a vendor writing a file has (docs/EXPECTATIONS.md): which divergences does each
 line list, which line lists nothing, which divergences stay unlisted -- without a re-run.
@@ -41,12 +41,12 @@ def results_command(sub, name, help, results_help, what, func, file_help=None):
 
 def check(path, results, adapter=None) -> dict:
     """{"adapter", "lines": [(Pattern, [case ids])], "unmatched": [Pattern], "unlisted": [(key, record)],
-    "divergent": n}; ExpectationsError / ResultsError for damage, ValueError for an adapter not to be chosen."""
+    "divergent": n}; KnownDivergencesError / ResultsError for damage, ValueError for an adapter not to be chosen."""
     from contract.results import iter_records
-    from suites.expectations import Expectations
+    from suites.known_divergences import KnownDivergences
     from suites.judge import record_evidence, record_key
     from .history_store import release_of
-    exp = Expectations.load(path) if path else Expectations()
+    known = KnownDivergences.load(path) if path else KnownDivergences()
     recs = [r for r in iter_records(str(results)) if r["record"] == "case"]
     names = sorted({r["adapter"] for r in recs})
     if adapter is None:
@@ -62,14 +62,14 @@ def check(path, results, adapter=None) -> dict:
         seen.add(rec["case_id"])        # a resumed run may repeat a record: its first one counts, as for the run
         divergent += 1
         key = record_key(rec)
-        before = [p.hits for p in exp.patterns]
-        if exp.match(key, record_evidence(rec), release=release_of(rec.get("adapter_version"))) is None:
+        before = [p.hits for p in known.patterns]
+        if known.match(key, record_evidence(rec), release=release_of(rec.get("adapter_version"))) is None:
             unlisted.append((key, rec))
             continue
-        line = next(p for p, b in zip(exp.patterns, before) if p.hits != b)
+        line = next(p for p, b in zip(known.patterns, before) if p.hits != b)
         hits[id(line)].append(rec["case_id"])
-    return {"adapter": adapter, "lines": [(p, hits[id(p)]) for p in exp.patterns if p.hits],
-            "unmatched": exp.unmatched(), "unlisted": unlisted, "divergent": divergent}
+    return {"adapter": adapter, "lines": [(p, hits[id(p)]) for p in known.patterns if p.hits],
+            "unmatched": known.unmatched(), "unlisted": unlisted, "divergent": divergent}
 
 
 def answer(compute, path, results, adapter):

@@ -5,7 +5,7 @@ A cause is (op, verdict, the clause the failure is charged to, the inputs' dtype
 (reports/model.py blame: a documented error's clause, the edge case of an empty input, else the cited clause
 whose cases fail most often), so a line reads as the report's failure group does.  Each line is preceded by a
 comment with the number of cases it lists and an example case, and carries the placeholder reason
-suites.expectations.DRAFT_REASON, which `conform certify` refuses: a draft is not a file until every line
+suites.known_divergences.DRAFT_REASON, which `conform certify` refuses: a draft is not a file until every line
 says why.  Matching is the run's own (first line wins), and the counts printed are what each line matches
 after FILE's lines and the lines above it.
 
@@ -52,7 +52,7 @@ def draft(path, results, adapter=None) -> dict:
     """{"adapter", "unlisted": n, "lines": [(glob, count, example record)]}: one line per cause of the
     divergences `path`'s lines leave unlisted, counted as a run would match them (first line wins)."""
     from reports.model import build_model
-    from suites.expectations import DRAFT_REASON, Expectations
+    from suites.known_divergences import DRAFT_REASON, KnownDivergences
     from suites.judge import record_evidence, record_key
     from .expectations_check import check
     r = check(path, results, adapter)
@@ -67,7 +67,7 @@ def draft(path, results, adapter=None) -> dict:
         clause = cause_clause(charged.get(rec["case_id"], ""), cited)
         causes[(rec["op"], rec["verdict"], clause, dtypes)].append(rec)
     globs = [glob_of(*cause) for cause in sorted(causes, key=lambda c: (c[0], c[1], -len(causes[c]), c[2], c[3]))]
-    proposed = Expectations.from_lines([f"{g} :: {DRAFT_REASON}" for g in globs], "draft")
+    proposed = KnownDivergences.from_lines([f"{g} :: {DRAFT_REASON}" for g in globs], "draft")
     hits = defaultdict(list)
     for _, rec in r["unlisted"]:
         key = record_key(rec)
@@ -81,7 +81,7 @@ def draft(path, results, adapter=None) -> dict:
 
 def cmd_draft(args) -> int:
     from reports.model import short_outcome
-    from suites.expectations import DRAFT_REASON
+    from suites.known_divergences import DRAFT_REASON
     from .expectations_check import answer
     d = answer(draft, args.file, args.results, args.adapter)
     if isinstance(d, int):

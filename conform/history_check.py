@@ -27,7 +27,7 @@ def is_history(path) -> bool:
 def check(path, db, adapter=None) -> dict:
     """{"adapter", "releases", "lines": {Pattern: [releases matched]}, "stale": [(Pattern, last, fixed in)],
     "never": [Pattern], "unlisted": {release: [key]}}; ValueError for an adapter not to be chosen."""
-    from suites.expectations import Expectations
+    from suites.known_divergences import KnownDivergences
     from suites.judge import record_evidence, record_key
     from .history_store import runs, timeline
     names = sorted({r[1] for r in runs(db)})
@@ -38,27 +38,27 @@ def check(path, db, adapter=None) -> dict:
     elif adapter not in names:
         raise ValueError(f"the history has no runs of adapter {adapter!r} (it has {', '.join(names) or 'none'})")
     releases, by = timeline(db, adapter)
-    exp = Expectations.load(path)
+    known = KnownDivergences.load(path)
     matched, unlisted = defaultdict(list), defaultdict(list)
     for rel in releases:
         for rec in by[rel].values():
             if rec["verdict"] not in DIVERGENT:
                 continue
-            before = [p.hits for p in exp.patterns]
-            if exp.match(record_key(rec), record_evidence(rec), release=rel) is None:
+            before = [p.hits for p in known.patterns]
+            if known.match(record_key(rec), record_evidence(rec), release=rel) is None:
                 unlisted[rel].append(record_key(rec))
                 continue
-            line = next(p for p, b in zip(exp.patterns, before) if p.hits != b)
+            line = next(p for p, b in zip(known.patterns, before) if p.hits != b)
             if rel not in matched[id(line)]:
                 matched[id(line)].append(rel)
     stale, never = [], []
-    for p in exp.patterns:
+    for p in known.patterns:
         seen = matched.get(id(p))
         if not seen:
             never.append(p)
         elif seen[-1] != releases[-1]:
             stale.append((p, seen[-1], releases[releases.index(seen[-1]) + 1]))
-    return {"adapter": adapter, "releases": releases, "lines": {id(p): matched.get(id(p), []) for p in exp.patterns},
+    return {"adapter": adapter, "releases": releases, "lines": {id(p): matched.get(id(p), []) for p in known.patterns},
             "stale": stale, "never": never, "unlisted": dict(unlisted)}
 
 

@@ -12,9 +12,9 @@ import sys
 from contract.vocabulary import EXIT_BAD_INPUT, EXIT_DIVERGED, EXIT_OK
 
 
-def release_pythons(items, any_release, specs, pythons):
+def release_pythons(items, any_release, targets, pythons):
     """`--release NAME=VERSION` items -> pythons with each release's interpreter (its environment made on
-    demand); the adapter is added to `specs` when no --adapter named it.  An exit code after printing why not."""
+    demand); the adapter is added to `targets` when no --adapter named it.  An exit code after printing why not."""
     from adapters import releases as R
     from adapters.pinned import ANY_RELEASE
     out = dict(pythons)
@@ -26,8 +26,8 @@ def release_pythons(items, any_release, specs, pythons):
                 return 2
             env = R.ensure(name, ver, log=lambda m: print(f"conform: {m}", file=sys.stderr))
             out[name] = env["python"]
-            if name not in specs:
-                specs.append(name)
+            if name not in targets:
+                targets.append(name)
     except R.ReleaseError as e:
         print(f"conform: error: {e}", file=sys.stderr)
         return e.exit_code

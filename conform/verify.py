@@ -4,9 +4,9 @@
    link, a FIFO, a device or a folder), of bounded size, strict JSON of bounded nesting, every field the
    check reads of its documented type; anything else is exit 3 with one message.
 2. Digests and claims: results_sha256 and verdicts_sha256 are recomputed from the results file, and the
-   certificate's claims (claimed ops, totals, clause lists, completeness, suite, the adapter's spec, name
+   certificate's claims (claimed ops, totals, clause lists, completeness, suite, the adapter's `spec` (its target), name
    and version, the expectations entry) rebuilt from it.
-3. Identity, before anything runs: the spec is resolved here and the adapter measured by the harness
+3. Identity, before anything runs: the target is resolved here and the adapter measured by the harness
    (adapters.identity.measure: module, class, source hash, package, framework versions) and asked its
    name and version by a worker; the expectations copy's hash (and, for a shipped adapter, the shipped
    file's); the suite version.  Any difference is a refusal: nothing is re-run.
@@ -15,7 +15,7 @@
 5. Coverage: where the certified corpus is at hand (`--corpus`, default the shipped one, recognised by
    its hash), every case of the claimed ops has a record and no record is of a case outside it.
 6. A sample: N of the recorded cases (drawn with a seed, printed, so the same sample can be drawn again)
-   re-run through the adapter the spec names (conform.runner.run, with the same expectations file); each
+   re-run through the adapter the target names (conform.runner.run, with the same expectations file); each
    verdict, expected answer, listed reason, raised class and recorded value must be the certificate's.
 7. The challenge (conform/challenge.py), in the same run as the sample: fresh cases drawn with a seed only
    this verifier knows; an op whose unlisted failures on them are significantly more frequent than on the
@@ -81,25 +81,25 @@ def verify(cert_dir, sample=DEFAULT_SAMPLE, seed=None, corpus=None, case_timeout
     `challenge_seed`: repeat an earlier challenge (default: os.urandom's); `accept_corpus`: take a
     certificate made on a corpus other than the shipped one."""
     from . import challenge as CH
-    cert, results, expectations = load(cert_dir)
+    cert, results, expectations_copy = load(cert_dir)
     result = VerifyResult(seed=secrets.randbelow(2 ** 31) if seed is None else seed)
     result.challenge_seed = CH.new_seed() if challenge_seed is None else challenge_seed
-    spec = cert["adapter"]["spec"]
+    target = cert["adapter"]["spec"]
     check_corpus(cert, accept_corpus, result)
     check_source_copy(cert, Path(cert_dir), result)
     check_digests(cert, results, result)
     if cert["adapter"].get("borrowed"):
         result.differences.append(f"borrowed: the certified run used the suite's own "
                                   f"{', '.join(map(str, cert['adapter']['borrowed']))} (adapter.borrowed)")
-    check_identity(cert, spec, expectations, result)
+    check_identity(cert, target, expectations_copy, result)
     if result.differences and any(d.startswith("identity") for d in result.differences):
         result.refused = True
         return result
     recs = case_records(results, cert["claimed_ops"])
-    check_expectations(recs, expectations, result)
+    check_listed_reasons(recs, expectations_copy, result)
     check_coverage(cert, recs, corpus, result)
     per_op = CH.DEFAULT_PER_OP if challenge is None else challenge
-    rerun_sample(spec, recs, sample, result, case_timeout, jobs, in_process, expectations, per_op,
+    rerun_sample(target, recs, sample, result, case_timeout, jobs, in_process, expectations_copy, per_op,
                  cert["claimed_ops"])
     return result
 
@@ -225,12 +225,12 @@ def load(cert_dir):
     if not os.path.lexists(results):
         raise VerifyError(f"{results}: no such results file (named by {path})")
     regular_file(results, "results file")
-    expectations = None
+    expectations_copy = None
     if cert["expectations"]["file"] is not None:
         if cert["expectations"]["file"] != EXPECTATIONS_COPY or not cert["expectations"]["sha256"]:
             raise VerifyError(f"{path}: expectations.file must be {EXPECTATIONS_COPY!r} (with its sha256) or null")
-        expectations = regular_file(folder / EXPECTATIONS_COPY, "expectations file")
-    return cert, results, expectations
+        expectations_copy = regular_file(folder / EXPECTATIONS_COPY, "expectations file")
+    return cert, results, expectations_copy
 
 
 # ---- 2. digests and claims ---------------------------------------------------------------------------
@@ -253,15 +253,15 @@ def check_digests(cert, results, result):
 
 # ---- 3. identity ------------------------------------------------------------------------------------
 
-def check_identity(cert, spec, expectations, result):
-    """Measure what `spec` names on this machine and compare it with what the certificate records; each
+def check_identity(cert, target, expectations_copy, result):
+    """Measure what `target` names on this machine and compare it with what the certificate records; each
     difference starts with "identity" (verify then re-runs nothing)."""
     from adapters.registry import AdapterError, resolve, shipped_name
     from contract.results import file_sha256
     from .certify import CertifyError, probe_adapter
     try:
-        resolve(spec)
-        info = probe_adapter(spec)
+        resolve(target)
+        info = probe_adapter(target)
     except (AdapterError, CertifyError) as e:
         raise VerifyError(str(e), EXIT_ADAPTER) from None
     now, said = info.identity, cert["adapter"]
@@ -269,7 +269,7 @@ def check_identity(cert, spec, expectations, result):
     def differs(what, before, after):
         if before != after:
             result.differences.append(f"identity: {what}: the certificate says {_short(before)}, "
-                                      f"{spec} here is {_short(after)}")
+                                      f"{target} here is {_short(after)}")
 
     differs("adapter name", said["name"], info.name)
     differs("adapter version", said["version"], info.version)
@@ -279,35 +279,35 @@ def check_identity(cert, spec, expectations, result):
     for key in ("name", "version", "sha256"):
         differs(f"package {key}", before.get(key), after.get(key))
     differs("framework versions", said["frameworks"], now["frameworks"])
-    from suites.expectations import Expectations, ExpectationsError
+    from suites.known_divergences import KnownDivergences, KnownDivergencesError
     try:
-        declared = [p.text() for p in Expectations.from_lines(info.excludes, f"{spec} excludes").patterns]
-    except ExpectationsError as e:
+        declared = [p.text() for p in KnownDivergences.from_lines(info.excludes, f"{target} excludes").patterns]
+    except KnownDivergencesError as e:
         declared = [f"malformed: {e}"]
     differs("declared exclusions", [x["line"] for x in said["excludes"]], declared)
     if cert["suite"]["version"] != SUITE_VERSION:
         result.differences.append(f"identity: suite version: the certificate says {cert['suite']['version']!r}, "
                                   f"this suite is {SUITE_VERSION!r} (its rules may differ)")
-    copy = file_sha256(expectations) if expectations else None
+    copy = file_sha256(expectations_copy) if expectations_copy else None
     differs("expectations file (the copy beside the certificate)", cert["expectations"]["sha256"], copy)
-    shipped = shipped_name(spec)
+    shipped = shipped_name(target)
     if shipped:         # a shipped adapter's expectations are the suite's own, not the certificate's to choose
-        from suites.expectations import chosen_file
-        path = chosen_file(spec)
+        from suites.known_divergences import chosen_file
+        path = chosen_file(target)
         differs(f"expectations of the shipped adapter {shipped}", copy,
                 file_sha256(path) if os.path.isfile(path) else None)
 
 
 # ---- 4. expectations ----------------------------------------------------------------------------------
 
-def check_expectations(recs, expectations, result):
+def check_listed_reasons(recs, expectations_copy, result):
     """Every failing record's listed reason must be what the expectations copy gives it."""
     from contract.inputfile import InputFileError
-    from suites.expectations import Expectations
+    from suites.known_divergences import KnownDivergences
     from suites.judge import record_evidence, record_key
     from .history_store import release_of
     try:
-        exp = Expectations.load(str(expectations)) if expectations else Expectations()
+        known = KnownDivergences.load(str(expectations_copy)) if expectations_copy else KnownDivergences()
     except InputFileError as e:
         raise VerifyError(str(e)) from None
     wrong = []
@@ -315,7 +315,7 @@ def check_expectations(recs, expectations, result):
         if rec["verdict"] not in DIVERGENT:
             continue
         # a line with `@ <releases>` lists a divergence only of a release it names: the record's own
-        reason = exp.match(record_key(rec), record_evidence(rec), release=release_of(rec.get("adapter_version")))
+        reason = known.match(record_key(rec), record_evidence(rec), release=release_of(rec.get("adapter_version")))
         if (reason or None) != (rec.get("expected_divergence") or None):
             wrong.append(f"expectations: case {rec['case_id']} ({rec['op']}): the certificate lists it as "
                          f"{_short(rec.get('expected_divergence'))}, the expectations file gives {_short(reason)}")
@@ -361,7 +361,7 @@ def check_coverage(cert, recs, corpus, result):
                         if want == have else "coverage: differs (above)")
 
 
-def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process, expectations=None, per_op=0, ops=()):
+def rerun_sample(target, recs, n, result, case_timeout, jobs, in_process, expectations_copy=None, per_op=0, ops=()):
     """Re-run n recorded cases and the challenge's fresh cases in one run (so the worker cannot tell the
     two apart by when they come), then compare each: the recorded ones case by case, the fresh ones per
     op by their unlisted-failure rate."""
@@ -383,9 +383,9 @@ def rerun_sample(spec, recs, n, result, case_timeout, jobs, in_process, expectat
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus.jsonl"
         write_corpus(corpus, sorted([*cases.values(), *fresh], key=lambda c: c.id))
-        run = runner.run([spec], corpus=str(corpus), out_dir=str(Path(tmp) / "out"), case_timeout=case_timeout,
+        run = runner.run([target], corpus=str(corpus), out_dir=str(Path(tmp) / "out"), case_timeout=case_timeout,
                          jobs=jobs, in_process=in_process, profile="certify",
-                         expectations_files={spec: str(expectations)} if expectations else None)
+                         expectations_files={target: str(expectations_copy)} if expectations_copy else None)
         if run.exit_code not in (EXIT_OK, EXIT_DIVERGED):
             raise VerifyError(run.message or f"the re-run stopped with exit code {run.exit_code}", run.exit_code)
         again = {r["case_id"]: r for r in iter_records(run.results_path) if r["record"] == "case"}

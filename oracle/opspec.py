@@ -170,7 +170,7 @@ def need_input(case, name: str, inputs=None):
 
 
 def own_array(array, inputs):
-    """The array a call writes into or reads back: the caller's own where it handed `inputs` (so a NumPy
+    """The array a call writes into or reads back: the caller's own where it passed its arrays as `inputs` (so a NumPy
     view among them still aliases it), else a copy of the case's read-only one."""
     import numpy as np
     return np.array(array, copy=True) if inputs is None else array

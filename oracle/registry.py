@@ -85,7 +85,7 @@ def outputs(op: str) -> tuple:
     return spec(op).output_names
 
 
-def seeds() -> dict:
+def documents() -> dict:
     """op -> the file name of its source document."""
     return {name: s.source for name, s in _SPECS.items()}
 
@@ -104,7 +104,7 @@ def op_of_clause(cid: str) -> str:
 def __getattr__(name):
     # The derived tables as names too, computed at each access so an op registered later shows.
     derived = {"OPS": ops, "OUTPUTS": lambda: {op: s.output_names for op, s in _SPECS.items()},
-               "SEEDS": seeds, "CLAUSE_PREFIX": clause_prefixes,
+               "DOCUMENTS": documents, "CLAUSE_PREFIX": clause_prefixes,
                "SOLVERS": lambda: {op: s.solve for op, s in _SPECS.items()}}
     if name in derived:
         return derived[name]()

@@ -28,20 +28,20 @@ PROFILE = "certify"
 EXCLUDED_NOTE = "declared exclusion: "      # the note the run session puts on a case a declared exclusion matched
 
 
-def write_certificate(results_path, out_dir, adapter_spec: str = "", identity=None, shipped_corpus=None) -> dict:
+def write_certificate(results_path, out_dir, target: str = "", identity=None, shipped_corpus=None) -> dict:
     """Build the certificate from a finished results file; write certificate.json and the report."""
     from .render import atomic_write, write_report
-    cert = build_certificate(results_path, adapter_spec=adapter_spec, identity=identity, shipped_corpus=shipped_corpus)
+    cert = build_certificate(results_path, target=target, identity=identity, shipped_corpus=shipped_corpus)
     write_report([results_path], out_dir)
     atomic_write(Path(out_dir) / "certificate.json", json.dumps(cert, indent=2) + "\n")
     return cert
 
 
-def build_certificate(results_path, adapter_spec: str = "", identity=None, claimed=None, shipped_corpus=None) -> dict:
+def build_certificate(results_path, target: str = "", identity=None, claimed=None, shipped_corpus=None) -> dict:
     """The certificate of one adapter's results file.
 
     identity: the adapter's module, class, source hash, package and frameworks (adapters/identity.py, measured by the
-    harness from the spec), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
+    harness from the target), recorded as given.  claimed: the ops the vendor claims; default the run header's `ops` (conform certify --op), else
     every op with a case the adapter answered (not all not-applicable).  Unclaimed ops are absent.
     shipped_corpus: the shipped corpus's hash (the caller's to know: reports read results files only), for the
     headline."""
@@ -59,7 +59,7 @@ def build_certificate(results_path, adapter_spec: str = "", identity=None, claim
     return {
         "certificate_version": CERTIFICATE_VERSION,
         "issued": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "adapter": {"name": name, "spec": adapter_spec or entry.get("spec") or name,
+        "adapter": {"name": name, "spec": target or entry.get("spec") or name,
                     "version": str(entry.get("version", "")), "execution": str(entry.get("execution", "")),
                     "module": identity.get("module", ""), "class": identity.get("class", ""),
                     "source_sha256": identity.get("source_sha256", ""), "package": identity.get("package"),

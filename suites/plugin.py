@@ -84,8 +84,8 @@ class PluginState:
             self.part_name = "main"
         self._writer = None
         self.merged = None
-        self.planned = []           # (spec, case) of the corpus items this process runs, in run order
-        self._ahead = None          # the scheduler's run over them (Ahead), started by the first item
+        self.planned = []           # (target, case) of the corpus items this process runs, in run order
+        self._background = None          # the scheduler's run over them (BackgroundRun), started by the first item
 
     @property
     def session(self):
@@ -135,8 +135,8 @@ class PluginState:
         self.pythons()      # a malformed --python, too
 
     def expectations_choice(self) -> tuple:
-        """(folder, {spec: file}) of --expectations (suites.expectations.parse_option); a usage error if unusable."""
-        from .expectations import parse_option
+        """(folder, {target: file}) of --expectations (suites.known_divergences.parse_option); a usage error if unusable."""
+        from .known_divergences import parse_option
         try:
             return parse_option(self.config.getoption("expectations"), self.config.getoption("adapter"))
         except ValueError as e:
@@ -144,45 +144,45 @@ class PluginState:
 
     def check_names(self):
         from adapters.registry import AdapterError, resolve
-        for spec in self.config.getoption("adapter"):
+        for target in self.config.getoption("adapter"):
             try:
-                resolve(spec)
+                resolve(target)
             except AdapterError as e:
                 raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
 
     def selected(self) -> list:
-        """The adapter specs under test (opened in their workers); a usage error says why one is not."""
+        """The adapter targets under test (opened in their workers); a usage error says why one is not."""
         from .session import SessionError
         try:
             return [h.spec for h in self.session.handles]
         except SessionError as e:
             raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
 
-    def handle(self, spec):
-        return self.session.handle(spec)
+    def handle(self, target):
+        return self.session.handle(target)
 
     def check_expectations(self):
         """Every <adapter>.txt of --expectations read and checked now, so damage is a usage error
         naming file and line rather than a failure inside the first test that matches one."""
-        from .expectations import Expectations, ExpectationsError, check_dir
+        from .known_divergences import KnownDivergences, KnownDivergencesError, check_dir
         folder, files = self.expectations_choice()
         try:
             if folder is not None:
                 check_dir(folder)
             for path in files.values():
-                Expectations.load(path)
-        except ExpectationsError as e:
+                KnownDivergences.load(path)
+        except KnownDivergencesError as e:
             raise pytest.UsageError(f"--expectations: {e}") from None
 
     def sampled(self) -> set:
-        """The adapter names and specs whose corpus items are the stratified sample (--sample, conform_sample)."""
+        """The adapter names and targets whose corpus items are the stratified sample (--sample, conform_sample)."""
         given = self.config.getoption("sample")
         names = given.split(",") if given is not None else self.config.getini("conform_sample")
         return {n.strip() for n in names if n.strip() and n.strip() != "none"}
 
-    def corpus_for(self, spec) -> list:
-        """The corpus cases `spec`'s items run: all of them, or the stratified sample for a sampled adapter."""
-        if spec not in self.sampled() and self.handle(spec).name not in self.sampled():
+    def corpus_for(self, target) -> list:
+        """The corpus cases `target`'s items run: all of them, or the stratified sample for a sampled adapter."""
+        if target not in self.sampled() and self.handle(target).name not in self.sampled():
             return self.corpus()
         if not hasattr(self, "_sample"):
             from .sampling import stratified
@@ -208,46 +208,46 @@ class PluginState:
             self.planned = [it.callspec.params["corpus_item"] for it in items
                             if hasattr(it, "callspec") and "corpus_item" in it.callspec.params]
 
-    def check(self, spec, case):
+    def check(self, target, case):
         """One corpus case through one adapter: judged, listed divergences matched, recorded."""
         v = None
         if self.planned:
-            if self._ahead is None:
-                self._ahead = Ahead(self.session, self.planned)
-            v = self._ahead.verdict(spec, case)
+            if self._background is None:
+                self._background = BackgroundRun(self.session, self.planned)
+            v = self._background.verdict(target, case)
         elif self.worker is not None:
-            v = self._handed_verdict(spec, case)
+            v = self._xdist_queue_verdict(target, case)
         if v is None:       # not planned (a rerun, a lone item): the scheduler is done by then
-            v = self.session.check(case, self.handle(spec))
+            v = self.session.check(case, self.handle(target))
         self.record(v, case)
         return v
 
-    def _handed_verdict(self, spec, case):
+    def _xdist_queue_verdict(self, target, case):
         """In an xdist worker: the verdict from the scheduler run over this item and the corpus items xdist has
         handed this worker right after it (up to the first other test, which so never runs beside it); None
         when there are none, or this xdist keeps its queue otherwise."""
-        if self._ahead is not None:
-            if self._ahead.wants(spec, case):
-                return self._ahead_verdict(spec, case)
-            self._ahead.finish()
-            self._ahead = None
-        batch = [(spec, case)] + _handed_corpus_items(self.config)
+        if self._background is not None:
+            if self._background.wants(target, case):
+                return self._background_verdict(target, case)
+            self._background.finish()
+            self._background = None
+        batch = [(target, case)] + _xdist_queued_items(self.config)
         if len(batch) < 2:
             return None
-        self._ahead = Ahead(self.session, batch)
-        return self._ahead_verdict(spec, case)
+        self._background = BackgroundRun(self.session, batch)
+        return self._background_verdict(target, case)
 
-    def _ahead_verdict(self, spec, case):
-        v = self._ahead.verdict(spec, case)
-        if self._ahead.all_taken:       # its last item: done (its workers closed) before the next test starts
-            self._ahead.finish()
-            self._ahead = None
+    def _background_verdict(self, target, case):
+        v = self._background.verdict(target, case)
+        if self._background.all_taken:       # its last item: done (its workers closed) before the next test starts
+            self._background.finish()
+            self._background = None
         return v
 
     def explore(self, handle, case):
         """One explored case through one adapter, judged and matched against the expectations (not recorded)."""
-        if self._ahead is not None:
-            self._ahead.finish()        # a worker serves one caller at a time
+        if self._background is not None:
+            self._background.finish()        # a worker serves one caller at a time
         return self.session.check(case, handle)
 
     # ---- recording --------------------------------------------------------------------------
@@ -262,8 +262,8 @@ class PluginState:
         self._writer.write(self.session.record(verdict, case, self._part_run_id))
 
     def pytest_sessionfinish(self, session):
-        if self._ahead is not None:
-            self._ahead.stop()
+        if self._background is not None:
+            self._background.stop()
         if self._session is not None:
             self._session.close()
         if self._writer is not None:
@@ -282,14 +282,14 @@ class PluginState:
             terminalreporter.write_line(f"conform: {merged['cases']} results -> {merged['path']}")
 
 
-class Ahead:
+class BackgroundRun:
     """The planned corpus items run by the session's scheduler in a thread, ahead of pytest's own calls;
     each item then takes its verdict (or waits for it)."""
 
     def __init__(self, session, planned):
         import threading
         self._names = {h.spec: h.name for h in session.handles}
-        self._want = {(case.id, self._names.get(spec)) for spec, case in planned}
+        self._want = {(case.id, self._names.get(target)) for target, case in planned}
         cases, seen = [], set()
         for _, case in planned:
             if case.id not in seen:
@@ -322,17 +322,17 @@ class Ahead:
                 self._done = True
                 self._cv.notify_all()
 
-    def wants(self, spec, case) -> bool:
-        return (case.id, self._names.get(spec)) in self._want
+    def wants(self, target, case) -> bool:
+        return (case.id, self._names.get(target)) in self._want
 
     @property
     def all_taken(self) -> bool:
         return self._taken >= len(self._want)
 
-    def verdict(self, spec, case):
+    def verdict(self, target, case):
         """The verdict of a planned pair; None for a pair the scheduler does not run (checked directly)."""
         self._taken += 1
-        key = (case.id, self._names.get(spec))
+        key = (case.id, self._names.get(target))
         if key not in self._want:
             self.finish()
             return None
@@ -362,11 +362,11 @@ class Ahead:
         self._thread.join(timeout=30)
 
 
-HANDED_MAX = 4000      # corpus items one look-ahead in an xdist worker takes at most
+XDIST_QUEUE_MAX = 4000      # corpus items one look-ahead in an xdist worker takes at most
 
 
-def _handed_corpus_items(config) -> list:
-    """(spec, case) of the corpus items pytest-xdist has queued in this worker, in the order it will run them,
+def _xdist_queued_items(config) -> list:
+    """(target, case) of the corpus items pytest-xdist has queued in this worker, in the order it will run them,
     up to the first item of another test.  Read from xdist's worker loop (its next item and its queue, under
     the queue's lock); [] where that is not there to read (another xdist), and the items then run one by one."""
     loop = next((p for p in config.pluginmanager.get_plugins()
@@ -387,7 +387,7 @@ def _handed_corpus_items(config) -> list:
         if "corpus_item" not in params:
             break
         out.append(params["corpus_item"])
-        if len(out) >= HANDED_MAX:
+        if len(out) >= XDIST_QUEUE_MAX:
             break
     return out
 
@@ -432,9 +432,9 @@ def _merge_parts(parts, results_path, state):
     session = state.session
     # Every part's expectations matched only that part's divergences: match them all here.
     session.expectations = {}
-    from .expectations import Expectations
-    for a in sorted({r["adapter"] for r in records}):      # the file the harness chose for the adapter's spec
-        session.expectations[a] = Expectations.load(session.expectations_file((adapters.get(a) or {}).get("spec", "")))
+    from .known_divergences import KnownDivergences
+    for a in sorted({r["adapter"] for r in records}):      # the file the harness chose for the adapter's target
+        session.expectations[a] = KnownDivergences.load(session.expectations_file((adapters.get(a) or {}).get("spec", "")))
     session.unlisted_in(records)
     whole = _ran_whole_corpus(state, records)
     unmatched = session.unmatched_patterns() if whole else []
@@ -461,15 +461,16 @@ def _ran_whole_corpus(state, records) -> bool:
 
 def pytest_generate_tests(metafunc):
     if "adapter_handle" in metafunc.fixturenames:
-        specs = state_of(metafunc.config).selected()
-        metafunc.parametrize("adapter_handle", specs, indirect=True, ids=[_spec_id(s) for s in specs])
+        targets = state_of(metafunc.config).selected()
+        metafunc.parametrize("adapter_handle", targets, indirect=True, ids=[target_id(s) for s in targets])
 
 
-def _spec_id(spec: str) -> str:
+def target_id(target: str) -> str:
+    """A target as a test id: a built-in name as it is, module:Class as its Class."""
     from adapters.registry import BUILTIN      # a built-in name keeps its colon ("array-api:numpy")
-    if spec in BUILTIN:
-        return spec
-    return spec.rsplit(":", 1)[-1] if ":" in spec else spec
+    if target in BUILTIN:
+        return target
+    return target.rsplit(":", 1)[-1] if ":" in target else target
 
 
 @pytest.fixture
@@ -480,5 +481,5 @@ def adapter_handle(request):
 
 @pytest.fixture
 def conform(request):
-    """The plugin's state: corpus(), handle(spec), check(spec, case), explore(handle, case)."""
+    """The plugin's state: corpus(), handle(target), check(target, case), explore(handle, case)."""
     return state_of(request.config)

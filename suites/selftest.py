@@ -46,19 +46,19 @@ def selftest(mutants: Iterable[type], cases: list, corpus: Optional[dict] = None
     """
     mutants = list(mutants)
     by_op = _by_op(cases)
-    expectations = _expect(cases)
+    answers = _expect(cases)
     explore_cases = (explore or {}).get("cases") or {}
     explore_expect = _expect([c for cs in explore_cases.values() for c in cs]) if explore else {}
     results = []
     for i, cls in enumerate(mutants, 1):
         m = cls()
         entry = _describe(cls)
-        entry.update(_kills(m, by_op.get(cls.op, []), expectations))
+        entry.update(_kills(m, by_op.get(cls.op, []), answers))
         if getattr(cls, "layouts", ()):     # a layout bug: its op's cases again in each layout it declares
             entry["layouts"] = {}
             for layout in cls.layouts:
                 m.layout = layout
-                entry["layouts"][layout] = _summary(_kills(m, by_op.get(cls.op, []), expectations))
+                entry["layouts"][layout] = _summary(_kills(m, by_op.get(cls.op, []), answers))
             m.layout = ""
             entry["killed"] = entry["killed"] or any(k["killed"] for k in entry["layouts"].values())
         if explore is not None:
@@ -110,15 +110,15 @@ def _expect(cases) -> dict:
     return out
 
 
-def _kills(mutant, cases, expectations) -> dict:
+def _kills(mutant, cases, answers) -> dict:
     """Run `mutant` on `cases`; the divergent verdicts, counted by verdict and by clause and verdict."""
     verdicts, clauses, examples, kills = Counter(), defaultdict(Counter), [], 0
     for case in cases:
         with np.errstate(all="ignore"):     # inf - inf in a mutated sum is the mutant's business, not a warning
             outcome = mutant.run(case)
-        v = judge(case, expectations[case.id], outcome, mutant)
+        v = judge(case, answers[case.id], outcome, mutant)
         expected, verdict = v.expected, v.verdict if v.verdict in DIVERGENT else ""
-        twin = "" if verdict else _twin_differs(mutant, case, expectations[case.id], v)
+        twin = "" if verdict else _twin_differs(mutant, case, answers[case.id], v)
         if twin:
             expected, verdict = f"its eager twin's answer: {twin}", MODE_INCONSISTENT
         if not verdict:

@@ -214,7 +214,7 @@ class RunSession:
                                EXIT_ADAPTER)
         if len(set(names)) != len(names):
             raise SessionError(f"adapters with the same name given twice: {names}", EXIT_USAGE)
-        from .expectations import Expectations, ExpectationsError, file_record
+        from .known_divergences import KnownDivergences as Expectations, KnownDivergencesError as ExpectationsError, file_record
         loaded = {}     # one object per file: a construction variant shares its candidate's (and its match counts)
         try:
             for hs in self.handle_sets[:1]:
@@ -236,7 +236,7 @@ class RunSession:
 
     def expectations_file(self, spec) -> str:
         """The expectations file the harness chooses for `spec` (suites.expectations.chosen_file)."""
-        from .expectations import chosen_file
+        from .known_divergences import chosen_file
         return chosen_file(spec, self.options.expectations_dir, dict(self.options.expectations_files))
 
     @property

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from suites.check import failure_message
-from suites.plugin import state_of
+from suites.failure_message import failure_message
+from suites.plugin import state_of, target_id
 
 
 def pytest_generate_tests(metafunc):
@@ -16,21 +16,21 @@ def pytest_generate_tests(metafunc):
         return
     state = state_of(metafunc.config)
     cases = state.corpus()
-    specs = state.selected()
-    runs = {spec: {c.id for c in state.corpus_for(spec)} for spec in specs}   # a sampled adapter: its sample
+    targets = state.selected()
+    runs = {target: {c.id for c in state.corpus_for(target)} for target in targets}   # a sampled adapter: its sample
     items, ids = [], []
     for case in sorted(cases, key=lambda c: _op_rank(c.op)):     # op by op, corpus order within an op
-        for spec in specs:
-            if case.id in runs[spec]:
-                items.append((spec, case))
-                ids.append(item_id(spec, case))
+        for target in targets:
+            if case.id in runs[target]:
+                items.append((target, case))
+                ids.append(item_id(target, case))
     metafunc.parametrize("corpus_item", items, ids=ids)
 
 
-def item_id(spec, case) -> str:
+def item_id(target, case) -> str:
     """op-adapter-label-id6, without whitespace: an id is copied into shells, -k and --deselect."""
     label = re.sub(r"\s+", "_", (case.label or case.origin).strip())
-    return f"{case.op}-{_name(spec)}-{label}-{case.id[:6]}"
+    return f"{case.op}-{target_id(target)}-{label}-{case.id[:6]}"
 
 
 def _op_rank(op):
@@ -39,16 +39,9 @@ def _op_rank(op):
     return order.index(op) if op in order else len(order)
 
 
-def _name(spec):
-    from adapters.registry import BUILTIN      # a built-in name keeps its colon ("array-api:numpy")
-    if spec in BUILTIN:
-        return spec
-    return spec.rsplit(":", 1)[-1] if ":" in spec else spec
-
-
 def _check(conform, corpus_item):
-    spec, case = corpus_item
-    verdict = conform.check(spec, case)
+    target, case = corpus_item
+    verdict = conform.check(target, case)
     if verdict.verdict == "not-applicable":
         pytest.skip(verdict.outcome)
     if verdict.expected_divergence:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from suites import strategies
-from suites.check import assert_conforms
+from suites.failure_message import assert_conforms
 
 # The handle fixtures hand back one cached handle per adapter, so reusing them across examples is safe.
 _SETTINGS = settings(suppress_health_check=[*settings.default.suppress_health_check,

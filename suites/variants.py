@@ -76,15 +76,15 @@ def of_run(handles, kinds) -> dict:
     `kinds` this run compares.  Decided from the specs the harness was given, never from what a candidate
     says of itself: a mode only for a shipped mode whose shipped twin (not a variant of it) runs too."""
     from adapters import registry
-    by_spec = {h.spec: h.name for h in handles}
+    by_target = {h.spec: h.name for h in handles}
     # a construction or layout variant (NAME@WAY) is never a mode's twin: the adapter itself is
     eager = {registry.shipped_name(h.spec): h.name for h in handles
              if registry.shipped_name(h.spec) and not registry.split_construction(h.spec)[1]}
     out = {}
     for h in handles:
-        base_spec, way = registry.split_construction(h.spec)
-        if way and base_spec in by_spec:
-            v = Variant(kind_of_way(way), h.name, by_spec[base_spec], way)
+        base_target, way = registry.split_construction(h.spec)
+        if way and base_target in by_target:
+            v = Variant(kind_of_way(way), h.name, by_target[base_target], way)
         elif registry.eager_twin(h.spec) in eager:
             v = Variant("mode", h.name, eager[registry.eager_twin(h.spec)], h.name)
         else:

@@ -47,7 +47,7 @@ def test_module_colon_class_still_resolves_as_given():
 
 
 def test_each_namespace_gets_its_own_expectations_file():
-    from suites.expectations import chosen_file
+    from suites.known_divergences import chosen_file
     for name in NAMES:
         path = chosen_file(name)
         assert path.endswith(name.replace(":", "_") + ".txt"), path

@@ -276,7 +276,7 @@ def test_an_aliased_case_is_a_declared_not_applicable(adapter):
     of the adapter's declared exclusions (never a silent run on copies)."""
     from adapter_helpers import shift_alias_case
     from oracle.expect import expect
-    from suites.expectations import Expectations
+    from suites.known_divergences import KnownDivergences as Expectations
     from suites.judge import judge
     case = shift_alias_case(np.int32)
     out = adapter.run(case)

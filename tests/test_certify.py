@@ -80,7 +80,7 @@ def test_certificate_from_results(tmp_path):
     cs = [clip_case(n=3 + i, seed=i) for i in range(3)] + [clip_case(n=2, lo=3.0, hi=1.0)]
     recs = [case_record(c, "vendor", "pass") for c in cs[:3]] + [case_record(cs[3], "vendor", "value-mismatch")]
     p = write_results(tmp_path / "results.jsonl", recs, adapters=("vendor",), profile="certify", cases=4)
-    cert = build_certificate(p, adapter_spec="vendor_clip.adapter:VendorClipAdapter")
+    cert = build_certificate(p, target="vendor_clip.adapter:VendorClipAdapter")
     assert cert["adapter"]["name"] == "vendor" and cert["suite"]["profile"] == "certify"
     assert cert["totals"]["pass"] == 3 and cert["totals"]["value-mismatch"] == 1
     assert cert["claimed_ops"] == ["clip"] and list(cert["ops"]) == ["clip"]
@@ -305,7 +305,7 @@ def test_verify_refuses_a_consistent_forgery(certified, small_corpus):
     cert, pkg = certified
     said = json.loads((cert / "certificate.json").read_text())
     _edit_results(cert, _forge_pass)
-    forged = write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
+    forged = write_certificate(cert / "results.jsonl", cert, target=SPEC, identity=identity_of(said))
     assert forged["totals"]["value-mismatch"] == 0
     r = verify(cert, pkg, "--corpus", small_corpus, "--sample", "100")
     assert r.returncode == 1, r.stdout
@@ -318,7 +318,7 @@ def test_verify_refuses_a_dropped_case(certified, small_corpus):
     cert, pkg = certified
     said = json.loads((cert / "certificate.json").read_text())
     _edit_results(cert, lambda rec: None if rec.get("verdict") == "value-mismatch" else rec)
-    write_certificate(cert / "results.jsonl", cert, adapter_spec=SPEC, identity=identity_of(said))
+    write_certificate(cert / "results.jsonl", cert, target=SPEC, identity=identity_of(said))
     r = verify(cert, pkg, "--corpus", small_corpus)
     assert r.returncode == 1 and "DIFFERS: coverage: 1 cases of the claimed ops (clip, scatter) have no record" in r.stdout, \
         r.stdout

@@ -75,7 +75,7 @@ def test_a_draft_lists_every_unlisted_divergence_by_cause_and_certify_refuses_it
     from collections import Counter
 
     from suites.corpus import iter_corpus
-    from suites.expectations import DRAFT_REASON, Expectations
+    from suites.known_divergences import DRAFT_REASON, KnownDivergences
     from suites.judge import record_key
     corpus, out = tmp_path / "corpus.jsonl", tmp_path / "cert"
     write_corpus(corpus, [c for c in iter_corpus() if c.op in ("clip", "scatter")][::4])
@@ -88,7 +88,7 @@ def test_a_draft_lists_every_unlisted_divergence_by_cause_and_certify_refuses_it
     assert r.returncode == 0, r.stderr
     draft = tmp_path / "draft.txt"
     draft.write_text(r.stdout)
-    lines = Expectations.load(str(draft)).patterns
+    lines = KnownDivergences.load(str(draft)).patterns
     assert lines and all(p.reason == DRAFT_REASON for p in lines)
     # one line per cause: (op, verdict, clause, dtypes) each appear once
     causes = Counter(tuple(p.glob.split("/")[:4]) for p in lines)

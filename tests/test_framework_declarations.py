@@ -50,8 +50,8 @@ def test_every_shipped_adapter_but_the_oracle_is_a_row_of_one_declaration():
     for fw in FRAMEWORKS.values():
         for a in fw.adapters:
             row = SHIPPED[a.name]
-            assert (row.target, row.frameworks, row.environment, row.twin, row.compile_cache, row.sampled) == \
-                (a.target, fw.distributions, fw.environment, a.twin, a.compile_cache, a.sampled), a.name
+            assert (row.class_path, row.frameworks, row.environment, row.twin, row.compile_cache, row.sampled) == \
+                (a.class_path, fw.distributions, fw.environment, a.twin, a.compile_cache, a.sampled), a.name
             assert not a.twin or SHIPPED[a.twin].frameworks == fw.distributions, f"{a.name}'s twin is another framework's"
 
 

@@ -66,7 +66,7 @@ def test_a_candidate_named_by_a_path_loads_nothing_from_it(tmp_path, corpus):
 
 def test_a_torch_subclass_keeping_the_name_torch_gets_no_torch_lines(tmp_path, corpus):
     pytest.importorskip("torch")
-    from suites.expectations import DEFAULT_DIR
+    from suites.known_divergences import DEFAULT_DIR
     from suites.options import RunOptions
     from suites.session import RunSession
     with RunSession(RunOptions(adapters=["misbehaving_adapters:KeepsTorchsName"], corpus=str(corpus))) as s:
@@ -217,7 +217,7 @@ def test_verify_refuses_a_forgery_pointed_at_the_oracle(failing_cert):
     from adapters.identity import measure
     from reports.certify import write_certificate
     edit_results(failing_cert, flip_to_pass)
-    forged = write_certificate(failing_cert / "results.jsonl", failing_cert, adapter_spec="oracle",
+    forged = write_certificate(failing_cert / "results.jsonl", failing_cert, target="oracle",
                                identity=measure("oracle"))
     assert sum(v for k, v in forged["totals"].items() if k != "pass") == 0
     r = verify(failing_cert)
@@ -370,7 +370,7 @@ def test_a_malformed_exclusion_stops_the_run(tmp_path, corpus):
 
 def test_the_file_is_chosen_from_the_spec_alone(tmp_path):
     """Unit view of the choice: a folder serves the shipped adapters only; a file is given for a spec."""
-    from suites.expectations import DEFAULT_DIR, chosen_file
+    from suites.known_divergences import DEFAULT_DIR, chosen_file
     (tmp_path / "hides-failures.txt").write_text("clip/* :: planted\n")
     assert chosen_file("misbehaving_adapters:HidesFailuresAsNotApplicable", str(tmp_path)) == ""
     assert chosen_file("mindspore-variants") == os.path.join(DEFAULT_DIR, "mindspore-variants.txt")

@@ -170,14 +170,14 @@ def test_array_api_numpy_reads_a_0d_result_back_itself():
 def test_expectations_line_holds_only_for_the_releases_it_names(small):
     """A `@ ..2.0.x` line lists the both-None refusal on 2.0.2; over the history it is "fixed in 2.1.3"; the same
     line without `@` (every release) would list nothing on 2.1.3, where nothing diverges."""
-    from suites.expectations import Expectations
+    from suites.known_divergences import KnownDivergences
     line = ("clip/unexpected-error/*CL-NONE*/* @ ..2.0.x ~ One of max or min must be given :: "
             "NumPy before 2.1 refuses clip with both bounds None")
-    exp = Expectations.from_lines([line], "test")
+    known = KnownDivergences.from_lines([line], "test")
     key = "clip/unexpected-error/CL-DTYPE,CL-FORMULA,CL-NONE/int16/x:2d/0398859139a557d1"
     evidence = "raised ValueError: One of max or min must be given"
-    assert exp.match(key, evidence, release=OLD) and exp.match(key, evidence, release="1.26.4")
-    assert exp.match(key, evidence, release=NEW) is None and exp.match(key, evidence) is None
+    assert known.match(key, evidence, release=OLD) and known.match(key, evidence, release="1.26.4")
+    assert known.match(key, evidence, release=NEW) is None and known.match(key, evidence) is None
     f = small["tmp"] / "numpy.txt"
     f.write_text(line + "\nsetitem/crash/*/* :: never seen\n")
     db = small["tmp"] / "expectations.db"
@@ -192,9 +192,9 @@ def test_expectations_line_holds_only_for_the_releases_it_names(small):
 
 @pytest.mark.parametrize("bad", ["x @  :: r", "x @ soon :: r", "x @ .. :: r"])
 def test_expectations_release_syntax_refused(bad):
-    from suites.expectations import Expectations, ExpectationsError
-    with pytest.raises(ExpectationsError):
-        Expectations.from_lines([bad], "test")
+    from suites.known_divergences import KnownDivergences, KnownDivergencesError
+    with pytest.raises(KnownDivergencesError):
+        KnownDivergences.from_lines([bad], "test")
 
 
 def test_certify_baseline_refuses_a_case_that_no_longer_conforms_even_when_listed(small):
@@ -338,13 +338,13 @@ def test_rejudge_judges_a_return_whose_values_were_not_kept_where_the_answer_nee
 def test_verify_reads_a_release_line_for_the_certified_release(small):
     """verify checks each listed reason against the expectations copy: a `@ ..2.0.x` line lists the both-None
     refusal of a 2.0.2 record (and only of a release it names), as the run that listed it did."""
-    from conform.verify import check_expectations
-    from suites.expectations import Expectations
+    from conform.verify import check_listed_reasons
+    from suites.known_divergences import KnownDivergences
     line = ("clip/unexpected-error/*CL-NONE*/* @ ..2.0.x ~ One of max or min must be given :: "
             "NumPy before 2.1 refuses clip with both bounds None")
     f = small["tmp"] / "verify-numpy.txt"
     f.write_text(line + "\n")
-    reason = Expectations.from_lines([line], "test").patterns[0].reason
+    reason = KnownDivergences.from_lines([line], "test").patterns[0].reason
     recs = [json.loads(x) for x in small["results"][OLD].read_text().splitlines()]
     recs = [r for r in recs if r.get("record") == "case" and r["verdict"] == "unexpected-error"
             and "CL-NONE" in r["clauses"]]
@@ -352,9 +352,9 @@ def test_verify_reads_a_release_line_for_the_certified_release(small):
     for r in recs:
         r["expected_divergence"] = reason
     result = type("R", (), {"differences": []})()
-    check_expectations(recs, str(f), result)
+    check_listed_reasons(recs, str(f), result)
     assert result.differences == []
     for r in recs:          # the same records said to come from 2.1.3: the line does not hold there
         r["adapter_version"] = NEW
-    check_expectations(recs, str(f), result)
+    check_listed_reasons(recs, str(f), result)
     assert result.differences, "a release line held for a release it does not name"

@@ -21,7 +21,7 @@ from contract.inputfile import MAX_CONTAINERS, MAX_DEPTH, InputFileError
 from contract.vocabulary import EXIT_BAD_INPUT
 from contract import results as R
 from suites import corpus as C
-from suites import expectations as X
+from suites import known_divergences as X
 
 from bad_adapters import clip_case, write_corpus
 from report_fixtures import small_run, write_results
@@ -258,7 +258,7 @@ def test_the_readers_refuse_a_directory_themselves(tmp_path):
     d = tmp_path / "x.jsonl"
     d.mkdir()
     for read in (lambda: list(C.iter_corpus(d)), lambda: C.corpus_hash(d), lambda: list(R.iter_records(str(d))),
-                 lambda: X.Expectations.load(str(d))):
+                 lambda: X.KnownDivergences.load(str(d))):
         with pytest.raises(InputFileError, match=re.escape(f"{d}: is a directory")):
             read()
 
@@ -447,18 +447,18 @@ def test_an_admitted_regex_searches_any_evidence_in_bounded_time(pattern, filler
     """A few seconds of CPU at most (about 1 s measured), where the refused `a.*b.*c` takes minutes on
     evidence of the same length and `(a+)+b` never ends (docs/EXPECTATIONS.md)."""
     assert X.regex_problem(pattern) == "", X.regex_problem(pattern)
-    exp = X.Expectations([X.Pattern("*", "r", "f", 1, re.compile(".*"), re.compile(pattern))])
+    known = X.KnownDivergences([X.Pattern("*", "r", "f", 1, re.compile(".*"), re.compile(pattern))])
     evidence = filler * (4 * X.EVIDENCE_CAP)       # longer than the cap: only the cap is searched
     t0 = time.process_time()
-    assert exp.match("clip/value-mismatch/x/float32/x:1d/0", evidence) is None
+    assert known.match("clip/value-mismatch/x/float32/x:1d/0", evidence) is None
     spent = time.process_time() - t0
     assert spent < 20, f"actual: {spent:.1f} s of CPU for /{pattern}/ on {filler!r}...; expected: bounded"
 
 
 def test_only_the_first_evidence_cap_characters_are_searched():
-    exp = X.Expectations([X.Pattern("*", "r", "f", 1, re.compile(".*"), re.compile("needle"))])
-    assert exp.match("k", "x" * (X.EVIDENCE_CAP - 6) + "needle") == "r"
-    assert exp.match("k", "x" * (X.EVIDENCE_CAP - 5) + "needle") is None
+    known = X.KnownDivergences([X.Pattern("*", "r", "f", 1, re.compile(".*"), re.compile("needle"))])
+    assert known.match("k", "x" * (X.EVIDENCE_CAP - 6) + "needle") == "r"
+    assert known.match("k", "x" * (X.EVIDENCE_CAP - 5) + "needle") is None
 
 
 def test_the_shipped_expectations_are_in_the_subset():

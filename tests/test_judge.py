@@ -8,11 +8,11 @@ import pytest
 from adapters.base import CRASHED, NOT_APPLICABLE, TIMED_OUT, Outcome
 from contract.dtypes import BFLOAT16
 from contract.expectation import BOUND, CHOICES, ZERO_REPORT, ExpectedArray, Expectation
-from suites.check import assert_conforms, failure_message
+from suites.failure_message import assert_conforms, failure_message
 
 from adapter_helpers import in_a_script
-from suites.expectations import Expectations, ExpectationsError
 from suites.describe import describe
+from suites.known_divergences import KnownDivergences, KnownDivergencesError
 from suites.judge import compare, judge
 
 from bad_adapters import GoodClip, clip_case, clip_expectation
@@ -209,7 +209,7 @@ def test_expectations_file(tmp_path):
     p = tmp_path / "good.txt"
     p.write_text("# comment\n\nclip/value-mismatch/*CL-FORMULA*/* :: torch keeps -0.0\n"
                  "scatter/* :: never matches\nClip/* :: case-sensitive, never matches\n")
-    e = Expectations.load(str(p))
+    e = KnownDivergences.load(str(p))
     assert e.match(f"clip/value-mismatch/CL-FORMULA,CL-MIN-GT-MAX/{CASE.id}") == "torch keeps -0.0"
     assert e.match(f"clip/crash/CL-FORMULA/{CASE.id}") is None
     assert [(x.line, x.glob) for x in e.unmatched()] == [(4, "scatter/*"), (5, "Clip/*")]
@@ -220,7 +220,7 @@ def test_expectations_line_that_names_what_the_framework_said(tmp_path):
     p = tmp_path / "says.txt"
     p.write_text("clip/unexpected-error/* ~ BroadcastAxes size should be <= 1 :: two broadcast axes\n"
                  "clip/unexpected-error/* :: anything else\n")
-    e = Expectations.load(str(p))
+    e = KnownDivergences.load(str(p))
     key = f"clip/unexpected-error/CL-BROADCAST/float32/x:3d/{CASE.id}"
     assert e.match(key, "raised RuntimeError: FC0000\nminBroadcastAxes size should be <= 1") == "two broadcast axes"
     assert e.match(key, "raised RuntimeError: FC0000\nonly support 2~4") == "anything else"
@@ -232,20 +232,20 @@ def test_expectations_line_that_names_what_the_framework_said(tmp_path):
 def test_expectations_bad_regex_is_an_error_with_file_and_line(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_text("clip/* ~ ([ :: reason\n")
-    with pytest.raises(ExpectationsError, match=r"bad\.txt:1"):
-        Expectations.load(str(p))
+    with pytest.raises(KnownDivergencesError, match=r"bad\.txt:1"):
+        KnownDivergences.load(str(p))
 
 
 @pytest.mark.parametrize("line", ["clip/*", "clip/* ::   ", " :: reason"])
 def test_expectations_line_without_reason_is_an_error(tmp_path, line):
     p = tmp_path / "x.txt"
     p.write_text("# ok\n" + line + "\n")
-    with pytest.raises(ExpectationsError, match=r"x\.txt:2"):
-        Expectations.load(str(p))
+    with pytest.raises(KnownDivergencesError, match=r"x\.txt:2"):
+        KnownDivergences.load(str(p))
 
 
 def test_shipped_oracle_expectations_file_is_valid_and_empty():
-    assert Expectations.for_adapter("oracle").patterns == []
+    assert KnownDivergences.for_adapter("oracle").patterns == []
 
 
 # ---- repro snippets run and reproduce -----------------------------------------------------------

@@ -16,7 +16,7 @@ from suites import corpus as C
 from test_cli import conform
 
 torch = pytest.importorskip("torch")
-from adapters.torch_adapter import from_torch, torch_laid  # noqa: E402
+from adapters.torch_adapter import from_torch, torch_in_layout  # noqa: E402
 
 MUTANT = "adapters.mutants.scatter:SrcReadInStorageOrder"
 
@@ -47,7 +47,7 @@ def test_torch_builds_each_layout_as_claimed_with_the_exact_values(name, layout)
             np.array_equal(a.take([0], i).repeat(a.shape[i], i).tobytes(), a.tobytes()) for i in range(a.ndim)
             if a.shape[i] >= 2)
         return
-    t = torch_laid(p)
+    t = torch_in_layout(p)
     assert _bits(from_torch(t)) == _bits(a)
     dense = L.contiguous_strides(a.shape)
     if layout == L.OFFSET:
@@ -67,8 +67,24 @@ def test_a_layout_that_silently_became_contiguous_is_refused():
         dense = torch.tensor(a)          # what a framework hands back if it copies the view
         why = L.claim_problem(p, dense.shape, dense.stride(), dense.storage_offset(), dense.is_contiguous())
         assert why.startswith(f"{layout}: the tensor built has strides"), (layout, why)
-        good = torch_laid(p)
+        good = torch_in_layout(p)
         assert L.claim_problem(p, good.shape, good.stride(), good.storage_offset(), good.is_contiguous()) == ""
+
+
+def test_an_adapter_that_still_names_its_builder_laid_is_heard_with_a_warning():
+    from adapters.mapping import FrameworkAdapter
+    from adapters.torch_adapter import TorchAdapter
+
+    class Old(TorchAdapter):        # written before the rename: it gives `laid`, and no in_layout of its own
+        in_layout = FrameworkAdapter.in_layout
+
+        def laid(self, plan):
+            return torch_in_layout(plan)
+
+    a = ARRAYS["float32 3x4"]
+    with pytest.warns(DeprecationWarning, match="laid is the old name of in_layout"):
+        t = Old().in_layout(L.plan(L.STRIDED, a))
+    assert not t.is_contiguous() and _bits(from_torch(t)) == _bits(a)
 
 
 def test_the_strided_base_holds_markers_between_the_values():

@@ -36,12 +36,12 @@ def _documented():
     if not CLAUSES_MD.is_file():
         pytest.skip("../shared/spec/CLAUSES.md is not beside this checkout: the clause registry is cross-checked "
                     "only in the developers' tree")
-    op_of_seed = {v: k for k, v in registry.seeds().items()}
+    op_of_document = {v: k for k, v in registry.documents().items()}
     rows, op = [], None
     for line in CLAUSES_MD.read_text(encoding="utf-8").splitlines():
         seed = re.search(r"seed: ([\w.]+\.txt)", line)
         if line.startswith("## ") and seed:
-            op = op_of_seed[seed.group(1)]
+            op = op_of_document[seed.group(1)]
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if line.startswith("|") and len(cells) >= 3 and cells[1] in CLAUSE_KINDS:
             rows += [(cid, cells[1], op) for cid in _expand(cells[0])]
@@ -77,18 +77,18 @@ def test_added_clauses_are_marked_and_documented_ones_are_not():
 
 def test_every_source_document_is_a_seed_of_the_developers_tree():
     _documented()
-    missing = sorted(s for s in registry.seeds().values() if not (SHARED / "seeds" / s).is_file())
+    missing = sorted(s for s in registry.documents().values() if not (SHARED / "seeds" / s).is_file())
     assert not missing, f"actual: no seed file for {missing} in {SHARED / 'seeds'}; expected every op's source"
 
 
 # ---- the registry itself: no ../shared needed -------------------------------------------------------
 
 def test_registry_entries_are_complete():
-    seeds = registry.seeds()
+    documents = registry.documents()
     for cid, c in oracle.CLAUSES.items():
         where = f"{cid}: {c}"
         assert c.id == cid and c.kind in CLAUSE_KINDS and c.statement and c.section, where
-        assert c.op in seeds and c.source == seeds[c.op], f"{where}: source {c.source!r}, op's {seeds.get(c.op)!r}"
+        assert c.op in documents and c.source == documents[c.op], f"{where}: source {c.source!r}, op's {documents.get(c.op)!r}"
         assert cid.split("-", 1)[0] == registry.spec(c.op).prefix, where
         if c.added:
             assert c.kind in ("gap", "ex"), f"actual added {cid} of kind {c.kind}, expected a finding or example"

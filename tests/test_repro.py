@@ -31,7 +31,7 @@ from contract.expectation import EXACT, Expectation, ExpectedArray
 from conform import runner
 from contract.results import iter_records
 from suites.corpus import DEFAULT_PATH, iter_corpus, write_corpus
-from suites.expectations import Expectations
+from suites.known_divergences import KnownDivergences
 from suites.judge import divergence_key, input_ranks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def run_corpus(spec, cases, tmp_path, expect=None) -> list:
 def sample(adapter_name, ops, passing=2, limit=6):
     """(likely failing cases: one per expectations line that some corpus case's key would match, at most
     `limit`; likely passing cases: the first of `passing` ops that no line would match)."""
-    patterns = Expectations.for_adapter(adapter_name).patterns
+    patterns = KnownDivergences.for_adapter(adapter_name).patterns
     failing, chosen, used = [], {}, set()
     for case in iter_corpus(DEFAULT_PATH):
         if case.op not in ops:

@@ -17,7 +17,7 @@ import numpy as np
 
 from contract.case import Case
 
-from ..torch_adapter import from_torch, torch_laid
+from ..torch_adapter import from_torch, torch_in_layout
 from ..layouts import LAYOUTS, STRIDED, contiguous_strides, plans
 from .base import Mutant, replace, returned, toward_zero, with_arrays
 
@@ -212,6 +212,6 @@ class SrcReadInStorageOrder(_ScatterMutant):
         if plan is None:
             return self.oracle(case)
         import torch  # noqa: F401  (the mutant's kernel is torch's tensor, read the buggy way)
-        t = torch_laid(plan)
+        t = torch_in_layout(plan)
         read = from_torch(t.as_strided(t.shape, contiguous_strides(t.shape)))  # the bug: the view's strides ignored
         return self.checked(case, lambda c: replace(c, inputs={"src": read}))

@@ -1,7 +1,8 @@
-"""Expected divergences per adapter: `suites/expectations/<adapter>.txt` (format: docs/EXPECTATIONS.md).
+"""The known divergences of each adapter, read from its expectations file `suites/expectations/<adapter>.txt`
+(format: docs/EXPECTATIONS.md); the oracle's answer for a case is the other word, contract.expectation.Expectation.
 
 Which file an adapter gets is the harness's choice (chosen_file), never the adapter's: a shipped
-adapter (a BUILTIN spec of adapters/registry.py, by name or by its module:Class) gets its shipped file;
+adapter (a BUILTIN target of adapters/registry.py, by name or by its module:Class) gets its shipped file;
 any other gets the file named for it with `--expectations FILE` (or `SPEC=FILE`), else none.  The name
 a candidate gives itself selects nothing, so it cannot borrow another adapter's lines or a file it wrote.
 
@@ -50,8 +51,8 @@ MAX_WAYS = 8                # product of a regex's alternatives and bounded quan
 DRAFT_REASON = "TODO: say why"
 
 
-class ExpectationsError(InputFileError):
-    """A malformed expectations file: ExpectationsError(path, line, reason)."""
+class KnownDivergencesError(InputFileError):
+    """A malformed expectations file: KnownDivergencesError(path, line, reason)."""
 
 
 @dataclass
@@ -78,19 +79,19 @@ class Pattern:
                 f"{' ~ ' + self.says.pattern if self.says else ''} :: {self.reason}")
 
 
-class Expectations:
+class KnownDivergences:
     def __init__(self, patterns=()):
         self.patterns = list(patterns)
 
     @classmethod
-    def load(cls, path: str) -> "Expectations":
-        """The patterns of one file (none when it does not exist); damage raises ExpectationsError."""
+    def load(cls, path: str) -> "KnownDivergences":
+        """The patterns of one file (none when it does not exist); damage raises KnownDivergencesError."""
         if not os.path.lexists(path):
             return cls()
         out = []
-        with open_input(path, "expectations file", ExpectationsError) as f:
-            for n, raw in read_lines(f, path, MAX_LINE, ExpectationsError):
-                line = text(raw, path, n, ExpectationsError).strip()
+        with open_input(path, "expectations file", KnownDivergencesError) as f:
+            for n, raw in read_lines(f, path, MAX_LINE, KnownDivergencesError):
+                line = text(raw, path, n, KnownDivergencesError).strip()
                 if not line or line.startswith("#"):
                     continue
                 out.append(_parse_line(line, path, n))
@@ -101,22 +102,22 @@ class Expectations:
         return [p for p in self.patterns if p.reason.startswith(DRAFT_REASON)]
 
     @classmethod
-    def from_lines(cls, lines, where: str) -> "Expectations":
+    def from_lines(cls, lines, where: str) -> "KnownDivergences":
         """Patterns from lines given as text (an adapter's declared `excludes`), named `where:N` in messages."""
         out = []
         for n, raw in enumerate(lines, 1):
             line = str(raw).strip()
             if len(line.encode()) > MAX_LINE:
-                raise ExpectationsError(where, n, f"line longer than {MAX_LINE} bytes")
+                raise KnownDivergencesError(where, n, f"line longer than {MAX_LINE} bytes")
             if line and not line.startswith("#"):
                 out.append(_parse_line(line, where, n))
         return cls(out)
 
     @classmethod
-    def for_adapter(cls, adapter: str, directory: str = None) -> "Expectations":
+    def for_adapter(cls, adapter: str, directory: str = None) -> "KnownDivergences":
         """The expectations of a shipped adapter by its BUILTIN name (none for any other name)."""
         if directory is not None and not os.path.isdir(directory):
-            raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
+            raise KnownDivergencesError(directory, 0, "not a folder of <adapter>.txt expectations files")
         return cls.load(chosen_file(adapter, directory))
 
     def match(self, key: str, evidence: str = "", prefix: str = "", release: str = None):
@@ -139,13 +140,13 @@ class Expectations:
         return [p for p in self.patterns if not p.hits]
 
 
-def chosen_file(spec: str, directory: str = None, files: dict = None) -> str:
-    """The expectations file of the adapter `spec` ('' for none): `files[spec]` (--expectations
+def chosen_file(target: str, directory: str = None, files: dict = None) -> str:
+    """The expectations file of the adapter `target` ('' for none): `files[target]` (--expectations
     [SPEC=]FILE), else a shipped adapter's `<directory>/<builtin name>.txt` (default: the shipped
     folder), else none.  A construction variant (SPEC@WAY) shares its candidate's file."""
     from adapters.registry import shipped_name, split_construction
-    base = split_construction(spec)[0]
-    for key in (spec, base):
+    base = split_construction(target)[0]
+    for key in (target, base):
         if files and key in files:
             return files[key]
     name = shipped_name(base)
@@ -158,34 +159,34 @@ def file_record(path: str):
     from contract.results import file_sha256
     if not path or not os.path.isfile(path):
         return None
-    return {"file": os.path.abspath(path), "sha256": file_sha256(path), "patterns": len(Expectations.load(path).patterns)}
+    return {"file": os.path.abspath(path), "sha256": file_sha256(path), "patterns": len(KnownDivergences.load(path).patterns)}
 
 
-def parse_option(values, specs) -> tuple:
-    """`--expectations` values -> (folder or None, {spec: file}); ValueError(message) when one cannot be used.
+def parse_option(values, targets) -> tuple:
+    """`--expectations` values -> (folder or None, {target: file}); ValueError(message) when one cannot be used.
 
-    Each value is `SPEC=FILE` (SPEC one of `specs`), a FILE (for the one adapter of `specs`), or a
+    Each value is `SPEC=FILE` (SPEC one of `targets`), a FILE (for the one adapter of `targets`), or a
     folder (the shipped adapters' `<name>.txt` read from it instead of suites/expectations)."""
     directory, files = None, {}
     for value in values or ():
-        spec, eq, path = value.partition("=")
-        if not (eq and spec in (specs or ())):
-            spec, path = None, value
+        target, eq, path = value.partition("=")
+        if not (eq and target in (targets or ())):
+            target, path = None, value
         if not os.path.exists(path):
             raise ValueError(f"--expectations {path}: does not exist")
         if os.path.isdir(path):
-            if spec is not None or directory is not None:
+            if target is not None or directory is not None:
                 raise ValueError(f"--expectations {value}: a folder is given once, alone (SPEC=FILE names a file)")
             directory = path
             continue
-        if spec is None:
-            if len(specs or ()) != 1:
+        if target is None:
+            if len(targets or ()) != 1:
                 raise ValueError(f"--expectations {path}: a file belongs to one adapter; with several "
                                  f"(or none named), write --expectations SPEC={path}")
-            spec = specs[0]
-        if spec in files:
-            raise ValueError(f"--expectations: {spec} is given two files")
-        files[spec] = path
+            target = targets[0]
+        if target in files:
+            raise ValueError(f"--expectations: {target} is given two files")
+        files[target] = path
     return directory, files
 
 
@@ -196,18 +197,18 @@ def file_name(adapter: str) -> str:
 
 
 def check_dir(directory: str) -> dict:
-    """Load every `<adapter>.txt` of a folder: {adapter: Expectations}; the first damage raises
-    ExpectationsError.  For callers that must refuse a bad folder before anything runs."""
+    """Load every `<adapter>.txt` of a folder: {adapter: KnownDivergences}; the first damage raises
+    KnownDivergencesError.  For callers that must refuse a bad folder before anything runs."""
     if not os.path.isdir(directory):
-        raise ExpectationsError(directory, 0, "not a folder of <adapter>.txt expectations files")
-    return {name[:-4]: Expectations.load(os.path.join(directory, name))
+        raise KnownDivergencesError(directory, 0, "not a folder of <adapter>.txt expectations files")
+    return {name[:-4]: KnownDivergences.load(os.path.join(directory, name))
             for name in sorted(os.listdir(directory)) if name.endswith(".txt")}
 
 
 def _parse_line(line, path, n) -> Pattern:
     glob, sep, reason = line.partition(" :: ")
     if not sep or not reason.strip() or not glob.strip():
-        raise ExpectationsError(path, n, f"expected '<glob> :: <reason>', got {line[:120]!r}")
+        raise KnownDivergencesError(path, n, f"expected '<glob> :: <reason>', got {line[:120]!r}")
     glob, _, says = glob.partition(" ~ ")
     says = says.strip()
     glob, at, releases = glob.partition(" @ ")
@@ -216,11 +217,11 @@ def _parse_line(line, path, n) -> Pattern:
         from adapters.releases import range_problem
         problem = range_problem(releases) if releases else "'@' names no releases"
         if problem:
-            raise ExpectationsError(path, n, problem)
+            raise KnownDivergencesError(path, n, problem)
     if says:
         problem = regex_problem(says)
         if problem:
-            raise ExpectationsError(path, n, f"regex after '~' refused: {problem}")
+            raise KnownDivergencesError(path, n, f"regex after '~' refused: {problem}")
     # fnmatch's translation compiled without IGNORECASE: case-sensitive on every platform
     return Pattern(glob.strip(), reason.strip(), path, n, re.compile(translate(glob.strip())),
                    re.compile(says) if says else None, releases=releases)
