@@ -52,7 +52,7 @@ class Channel:
         self._answered = 0                # cases the current worker answered: a crash after one may not be its case's
         # While it waits for a reply the harness looks at the worker's tree every RSS_POLL_S: how often, and how
         # often a thread of it was computing (the scheduler's measure of a worker that sleeps: suites/scheduler.py)
-        self.looks = [0, 0]
+        self.tree_polls = [0, 0]
 
     # ---- the worker's start and stop, as the wire sees them -------------------------------------
     def start(self, limit=None) -> dict:
@@ -75,7 +75,7 @@ class Channel:
             tail = self._stderr()
             self._stop()
             under = "" if is_this_interpreter(p.python) else f" under {p.python}"
-            err = AdapterError(f"adapter {self.process.spec!r} failed to start{under}: {why}" + (f"\n{tail}" if tail else ""))
+            err = AdapterError(f"adapter {self.process.target!r} failed to start{under}: {why}" + (f"\n{tail}" if tail else ""))
             err.reason = why
             raise err
         for k in ("name", "version", "reason", "execution"):
@@ -140,8 +140,8 @@ class Channel:
                 return None
             tree = self.process.tree()
             rss = proctree.memory_mb(tree)
-            self.looks[0] += 1
-            self.looks[1] += proctree.runnable(tree)
+            self.tree_polls[0] += 1
+            self.tree_polls[1] += proctree.runnable(tree)
             if rss > RSS_LIMIT_MB:
                 self._why = (signal.SIGKILL, f"worker killed: resident memory and shared memory held, {rss} MB, of its process tree "
                                              f"passed the limit of {RSS_LIMIT_MB} MB (CONFORM_WORKER_RSS_MB)")

@@ -3,7 +3,7 @@
 Both handles offer the same interface: `name`, `version`, `execution`,
 `available`, `reason`, `ops`, `run(case, timeout=None) -> Outcome`,
 `submit(case)` / `collect()`, `native_api(op, case)`, `repro(case)`,
-`abort()`, `close()`.  `probe(spec)` asks a worker about an adapter without
+`abort()`, `close()`.  `probe(target)` asks a worker about an adapter without
 importing it here: the candidate's code runs in workers only.  A worker runs
 under the interpreter it is given (`python`: adapters.environments chooses it,
 e.g. .venv-mindspore for mindspore); its hello says which, and its NumPy.
@@ -38,7 +38,7 @@ MAX_ADAPTER_TIMEOUT = 600.0
 class Handle(Protocol):
     """What the run session uses of an adapter, in a worker or in this process."""
 
-    spec: str
+    target: str
     name: str
     version: str
     execution: str
@@ -58,11 +58,11 @@ class Handle(Protocol):
     def close(self) -> None: ...
 
 
-def open_handle(spec: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0,
+def open_handle(target: str, in_process: bool = False, case_timeout=None, memory_mb: int = 0,
                 python: Optional[str] = None) -> Handle:
     if in_process:
-        return InProcessHandle(spec)
-    return WorkerHandle(spec, case_timeout=case_timeout, memory_mb=memory_mb, python=python or sys.executable)
+        return InProcessHandle(target)
+    return WorkerHandle(target, case_timeout=case_timeout, memory_mb=memory_mb, python=python or sys.executable)
 
 
 class InProcessHandle:
@@ -70,10 +70,10 @@ class InProcessHandle:
 
     isolated = False
 
-    def __init__(self, spec: str):
-        self.spec = spec
+    def __init__(self, target: str):
+        self.target = target
         self._queue = deque()
-        self.adapter = load(spec)
+        self.adapter = load(target)
         ok, reason = self.adapter.available()
         self.available, self.reason = bool(ok), reason or ""
         self.name = self.adapter.name
@@ -117,7 +117,7 @@ class InProcessHandle:
 
 
 class WorkerHandle:
-    """One persistent worker process for one adapter spec: its process and its channel, joined.
+    """One persistent worker process for one adapter target: its process and its channel, joined.
 
     `probe=True`: the worker only says hello (setup() is not called) and exits; see probe().
     `start_timeout`: seconds the worker has to say hello (default START_TIMEOUT; PROBE_TIMEOUT for a probe);
@@ -126,10 +126,10 @@ class WorkerHandle:
 
     isolated = True
 
-    def __init__(self, spec: str, case_timeout=None, memory_mb: int = 0, python: str = sys.executable,
+    def __init__(self, target: str, case_timeout=None, memory_mb: int = 0, python: str = sys.executable,
                  *, probe: bool = False, start_timeout=None):
-        self.spec, self.memory_mb, self.python = spec, memory_mb, python
-        self.process = WorkerProcess(spec, python, memory_mb, probe=probe, start_timeout=start_timeout)
+        self.target, self.memory_mb, self.python = target, memory_mb, python
+        self.process = WorkerProcess(target, python, memory_mb, probe=probe, start_timeout=start_timeout)
         self.channel = Channel(self.process)
         self.cache_note = self.process.cache_note
         began = time.monotonic()
@@ -158,7 +158,7 @@ class WorkerHandle:
     def info(self) -> AdapterInfo:
         """What the worker said of its adapter (conform adapters, the results header)."""
         h = self.hello
-        return AdapterInfo(h["name"], self.spec, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
+        return AdapterInfo(h["name"], self.target, h["version"], h["available"], h["reason"], ops=tuple(h["ops"]),
                            execution=h["execution"], python=h["python"], python_version=h["python_version"],
                            numpy=h["numpy"], excludes=tuple(h.get("excludes", ())), crashes=tuple(h.get("crashes", ())),
                            constructions=tuple(h.get("constructions", ())), layouts=tuple(h.get("layouts", ())))
@@ -168,7 +168,7 @@ class WorkerHandle:
     restarts = property(lambda self: self.process.restarts)
     restart_s = property(lambda self: self.process.restart_s)
     first_start_s = property(lambda self: self.process.first_start_s)
-    looks = property(lambda self: self.channel.looks)
+    tree_polls = property(lambda self: self.channel.tree_polls)
     _scratch = property(lambda self: self.process.scratch)
     _cwd = property(lambda self: self.process.cwd)
 
@@ -210,32 +210,32 @@ class WorkerHandle:
             pass
 
 
-def probe(spec: str, python: str = None, timeout: float = PROBE_TIMEOUT) -> AdapterInfo:
-    """What a worker says about an adapter: AdapterInfo(name, spec, version, available, reason, ops,
+def probe(target: str, python: str = None, timeout: float = PROBE_TIMEOUT) -> AdapterInfo:
+    """What a worker says about an adapter: AdapterInfo(name, target, version, available, reason, ops,
     execution, python, python_version, numpy), the candidate's module imported and its available() and
     version() called in the worker only, never in this process.  setup() is not called.
 
     `python`: the interpreter to start the worker with (default: this one).  Never raises for an
     adapter that is unknown, fails to import, breaks or hangs: it is then unavailable, with the reason.
-    The name is the spec for a registered name, the adapter's own name for module:Class.
+    The name is the target for a registered name, the adapter's own name for module:Class.
     What the adapter is (its files and packages, for a certificate) is not asked of it: the harness
-    measures that from the spec (adapters.identity.measure).
+    measures that from the target (adapters.identity.measure).
     """
     try:
-        target = resolve(spec)
+        class_path = resolve(target)
     except AdapterError as e:
-        return AdapterInfo(spec, spec, "", False, str(e))
+        return AdapterInfo(target, target, "", False, str(e))
     try:
-        h = WorkerHandle(spec, python=python or sys.executable, probe=True, start_timeout=timeout)
+        h = WorkerHandle(target, python=python or sys.executable, probe=True, start_timeout=timeout)
     except AdapterError as e:
-        return AdapterInfo(spec, target, "", False, getattr(e, "reason", "") or str(e))
+        return AdapterInfo(target, class_path, "", False, getattr(e, "reason", "") or str(e))
     try:
         info = h.info
     finally:
         h.close()
-    info.spec = target
-    if ":" not in spec:
-        info.name = spec
+    info.class_path = class_path
+    if ":" not in target:
+        info.name = target
     if not info.available:
         info.version = ""
     return info

@@ -76,15 +76,6 @@ class AdapterInfo:
     constructions: tuple = ()   # the ways it builds its inputs, its default first (adapters.base.Adapter)
     layouts: tuple = ()         # the non-default memory layouts it builds natively (adapters/layouts.py)
 
-    @property
-    def spec(self) -> str:
-        """The old name of `class_path`, for callers not yet renamed."""
-        return self.class_path
-
-    @spec.setter
-    def spec(self, value: str):
-        self.class_path = value
-
 
 def known() -> dict:
     """name -> module:Class for every adapter found by name (built-ins, then installed entry points)."""

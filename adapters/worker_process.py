@@ -43,13 +43,13 @@ class Aborted(RuntimeError):
 
 
 class WorkerProcess:
-    """The process side of one worker of one adapter spec: `spawn()` starts it (the pipes `rfd`/`wfd`, its
+    """The process side of one worker of one adapter target: `spawn()` starts it (the pipes `rfd`/`wfd`, its
     stderr file `err`, `pidfd` that becomes readable when it exits), `kill_now()` and `stop()` end it,
     `close()` removes its folders.  `abort()` (any thread) kills it and refuses every later start."""
 
-    def __init__(self, spec: str, python: str = sys.executable, memory_mb: int = 0, *, probe: bool = False,
+    def __init__(self, target: str, python: str = sys.executable, memory_mb: int = 0, *, probe: bool = False,
                  start_timeout=None):
-        self.spec, self.memory_mb, self.python = spec, memory_mb, python
+        self.target, self.memory_mb, self.python = target, memory_mb, python
         self.probe_only = probe
         self.start_timeout = start_timeout or (PROBE_TIMEOUT if probe else START_TIMEOUT)
         self.proc = None
@@ -66,7 +66,7 @@ class WorkerProcess:
         self.cwd = tempfile.mkdtemp(prefix=f"conform-worker-{os.getpid()}-")
         self.scratch = os.path.join(self.cwd, "scratch")
         # its own compile-cache folder, kept between runs, checked against its seal before any worker uses it
-        self.cache = compile_cache.folder(self.spec, os.environ)
+        self.cache = compile_cache.folder(self.target, os.environ)
         self.cache_note = compile_cache.claim(self.cache) if self.cache else ""
         if self.cache_note:
             print(f"conform: note: {self.cache_note}", file=sys.stderr)
@@ -79,7 +79,7 @@ class WorkerProcess:
 
     def check_not_aborted(self) -> None:
         if self.aborted:
-            raise Aborted(f"adapter {self.spec!r}: the run was interrupted")
+            raise Aborted(f"adapter {self.target!r}: the run was interrupted")
 
     def spawn(self) -> None:
         """Start the keeper and its worker, with empty folders, under the sandbox; AdapterError if it cannot."""
@@ -90,13 +90,13 @@ class WorkerProcess:
         _empty_folder(self.scratch)
         _ensure_folder(work)
         if (problem := compile_cache.writable_problem(os.environ)):     # probes too, not only a run's workers
-            err = AdapterError(f"adapter {self.spec!r}: {problem}")
+            err = AdapterError(f"adapter {self.target!r}: {problem}")
             err.reason = problem
             raise err
         cache = self.cache     # its own, kept between runs; none for the rest
         writable = (self.scratch, *sandbox.writable_folders(os.environ), *([cache] if cache else []))
         import_path = _worker_path(self.python)
-        _refuse_writable_imports(self.spec, import_path, writable)
+        _refuse_writable_imports(self.target, import_path, writable)
         to_w, from_c = os.pipe()
         to_c, from_w = os.pipe()
         fd, path = tempfile.mkstemp(prefix="stderr-", dir=self.cwd)
@@ -117,7 +117,7 @@ class WorkerProcess:
                         os.path.dirname(os.path.dirname(os.path.realpath(interpreter))), *import_path)
             cmd += ["--wrap", json.dumps(sandbox.bwrap_prefix(self.scratch, work, os.environ, readable=readable,
                                                                       writable=(cache,) if cache else ()))]
-        cmd += [self.spec, "--rfd", str(to_w), "--wfd", str(from_w)]
+        cmd += [self.target, "--rfd", str(to_w), "--wfd", str(from_w)]
         if self.memory_mb:
             cmd += ["--memory-mb", str(self.memory_mb)]
         if self.probe_only:
@@ -129,7 +129,7 @@ class WorkerProcess:
                                          start_new_session=True)
         except OSError as e:        # no such interpreter (python=...), or no process to be had
             self.stop()
-            err = AdapterError(f"adapter {self.spec!r} failed to start: cannot run {self.python}: {e}")
+            err = AdapterError(f"adapter {self.target!r} failed to start: cannot run {self.python}: {e}")
             err.reason = f"cannot run {self.python}: {e}"
             raise err from None
         finally:
@@ -214,7 +214,7 @@ class WorkerProcess:
 def _worker_path(python) -> list:
     """PYTHONPATH for a worker: this checkout first, so the worker side imports from it.
 
-    Under this interpreter the worker sees every module this process sees, so module:Class specs
+    Under this interpreter the worker sees every module this process sees, so module:Class targets
     resolve the same way.  Under another one (adapters.environments), only the folders that belong to
     no installation (the working directory, PYTHONPATH, a vendor's checkout): this environment's
     site-packages and standard library would shadow the other's own (its NumPy, its Python's modules)."""
@@ -302,7 +302,7 @@ def _safe_path_of(python) -> list:
     return ["-P"] if r.stdout.strip() == "True" else []
 
 
-def _refuse_writable_imports(spec, path, writable) -> None:
+def _refuse_writable_imports(target, path, writable) -> None:
     """The keeper runs outside the sandbox with PYTHONPATH `path`: no entry may lie in a folder the candidate
     may write, nor such a folder lie in an entry where an import could reach it (a package path of
     identifiers: ~/.cache in the entry ~ is no module name), or the candidate could plant code the next keeper
@@ -315,7 +315,7 @@ def _refuse_writable_imports(spec, path, writable) -> None:
                 .split(os.sep) if part != ".")
             if inside or below:
                 err = AdapterError(
-                    f"adapter {spec!r}: the worker may write {folder} ({sandbox.WRITABLE_ENV} or its compile "
+                    f"adapter {target!r}: the worker may write {folder} ({sandbox.WRITABLE_ENV} or its compile "
                     f"cache), which {'holds' if inside else 'an import can reach from'} the import path entry "
                     f"{entry}: code planted there would run outside the sandbox; take one off the other")
                 err.reason = f"the import path entry {entry} and the writable folder {folder} overlap"

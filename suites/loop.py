@@ -23,7 +23,7 @@ CPU_WINDOW_S = 0.05         # how often the harness counts a lane's workers comp
 
 class Loop:
     """Runs `session`'s cases through `handles` (one open handle per adapter), `jobs` at a time over all
-    adapters.  `open_more(spec)` opens another worker of an adapter (closed by `close()` unless released);
+    adapters.  `open_more(target)` opens another worker of an adapter (closed by `close()` unless released);
     `total`, `kept` and `loads` are the scheduler's (suites/scheduler.py)."""
 
     def __init__(self, session, handles: list, jobs: int, open_more: Callable, total: int = 0,
@@ -31,8 +31,8 @@ class Loop:
         self.session, self.open_more = session, open_more
         jobs = max(1, int(jobs))
         # calls at once, at most: more than jobs only where each call has a worker process of its own
-        isolated = all(getattr(h, "isolated", False) and hasattr(h, "looks") for h in handles)
-        self.scheduler = Scheduler([(h.name, h.spec, h) for h in handles], jobs,
+        isolated = all(getattr(h, "isolated", False) and hasattr(h, "tree_polls") for h in handles)
+        self.scheduler = Scheduler([(h.name, h.target, h) for h in handles], jobs,
                                    jobs * OVERSUBSCRIBE if isolated else jobs, total=total, kept=kept, loads=loads)
         self.jobs, self.window = self.scheduler.jobs, self.scheduler.window
         self._cv = threading.Condition()
@@ -182,7 +182,7 @@ class Loop:
 
     def _grow(self, task) -> None:
         try:
-            h = self.open_more(task.lane.spec)
+            h = self.open_more(task.lane.target)
         except BaseException:
             with self._cv:
                 self.scheduler.start_failed(task)
@@ -194,14 +194,14 @@ class Loop:
     def _run(self, task) -> None:
         session, case, handle = self.session, task.entry.case, task.worker
         started = time.monotonic()
-        before = _looks(handle)
+        before = _tree_polls(handle)
         handle.submit(case, timeout=session.case_timeout)     # the worker runs while the oracle answers
         try:
             expectation, failure = session.expectation(case), ""
         except Exception as e:      # an oracle bug on one case must not stop the other cases
             expectation, failure = None, f"{type(e).__name__}: {e}"
         outcome = handle.collect()
-        after = _looks(handle)
+        after = _tree_polls(handle)
         # the adapter's own time where the worker measured it (the oracle's answer, computed meanwhile by
         # whichever lane reached the case first, is not the adapter's cost); a timeout or a crash costs its
         # wall time up to here: the worker started again for the repro is counted as a start (usage())
@@ -236,6 +236,6 @@ class Loop:
                     self.scheduler.computing_at_once(ln, running, computing)
 
 
-def _looks(handle) -> tuple:
+def _tree_polls(handle) -> tuple:
     """(looks at the worker so far, those that found it computing): (0, 0) in-process."""
-    return tuple(getattr(handle, "looks", (0, 0)))
+    return tuple(getattr(handle, "tree_polls", (0, 0)))

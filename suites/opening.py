@@ -1,7 +1,7 @@
 """Starting a session's adapters: their handles, `jobs` at a time, each refused or skipped as docs/CLI.md says.
 
 What pytest-xdist's workermanage.NodeManager is to its nodes: the session (suites/session.py) asks for the
-handles of some specs, and of one more worker of a spec while the run loop (suites/loop.py) needs it; this
+handles of some targets, and of one more worker of a target while the run loop (suites/loop.py) needs it; this
 module starts them (adapters/pool.py), decides which are required and which may be skipped, and closes
 every one it started when a refusal stops the start.
 """
@@ -13,7 +13,7 @@ from .options import RunOptions, SessionError
 
 
 class Opener:
-    """Opens handles for the specs of a run with `options`; `skipped`: "spec: reason" of the adapters found by
+    """Opens handles for the targets of a run with `options`; `skipped`: "target: reason" of the adapters found by
     default that are unavailable (a named one that is unavailable is an error)."""
 
     def __init__(self, options: RunOptions):
@@ -24,35 +24,35 @@ class Opener:
         # environment setup.sh built for the adapter, else this interpreter).  In-process: this one.
         self._files = None if options.in_process else _configured()
 
-    def open_set(self, specs, select):
-        """The handles of `specs` that are available, in `specs`' order.  Up to `jobs` workers start at once
+    def open_set(self, targets, select):
+        """The handles of `targets` that are available, in `targets`' order.  Up to `jobs` workers start at once
         (a framework's import is seconds of one core's time); what is refused or missing is decided in order,
         as if they had started one by one."""
         from adapters.environments import InterpreterError
         from adapters.registry import AdapterError, split_construction
-        results = self._start_all(specs)
+        results = self._start_all(targets)
         started, handles = [], []
         try:
-            for spec, (h, error) in zip(specs, results):
+            for target, (h, error) in zip(targets, results):
                 started.append((h, error))
                 # an adapter named on the command line (--adapter, or --python) must run; one only found may not
-                required = self.explicit or not select or split_construction(spec)[0] in self.options.pythons
+                required = self.explicit or not select or split_construction(target)[0] in self.options.pythons
                 if isinstance(error, (InterpreterError, AdapterError)):
                     if required:
                         code = error.exit_code if isinstance(error, InterpreterError) else EXIT_ADAPTER
                         raise SessionError(str(error), code) from None
-                    self.skipped.append(f"{spec}: {error}")
+                    self.skipped.append(f"{target}: {error}")
                     continue
                 if error is not None:
                     raise error
-                h.spec = spec
+                h.target = target
                 if (problem := name_problem(h.name)):      # the worker checks its hello; in-process, here
-                    raise SessionError(f"adapter {spec!r} refused: {problem}", EXIT_ADAPTER)
+                    raise SessionError(f"adapter {target!r} refused: {problem}", EXIT_ADAPTER)
                 if not h.available:
                     h.close()
                     if required:
-                        raise SessionError(f"adapter {spec!r} is not available{_under(h)}: {h.reason}", EXIT_ADAPTER)
-                    self.skipped.append(f"{spec}: {h.reason}")
+                        raise SessionError(f"adapter {target!r} is not available{_under(h)}: {h.reason}", EXIT_ADAPTER)
+                    self.skipped.append(f"{target}: {h.reason}")
                     continue
                 handles.append(h)
         except BaseException:
@@ -63,27 +63,27 @@ class Opener:
             raise
         return handles
 
-    def _start_all(self, specs):
-        """(handle or None, exception or None) per spec: a list, `jobs` started at a time; with jobs=1 an
+    def _start_all(self, targets):
+        """(handle or None, exception or None) per target: a list, `jobs` started at a time; with jobs=1 an
         iterator that starts each only when asked for (so that a refusal starts no more)."""
         from adapters.pool import open_handle
         from adapters.registry import resolve
 
-        def start(spec):
+        def start(target):
             # the worker gets module:Class: what a name means is decided here, once
-            return open_handle(resolve(spec), in_process=self.options.in_process, case_timeout=self.options.case_timeout,
-                               memory_mb=self.options.memory_mb, python=self.python_for(spec))
-        if self.options.slots == 1 or len(specs) < 2:
-            return (_attempt(start, spec) for spec in specs)
+            return open_handle(resolve(target), in_process=self.options.in_process, case_timeout=self.options.case_timeout,
+                               memory_mb=self.options.memory_mb, python=self.python_for(target))
+        if self.options.slots == 1 or len(targets) < 2:
+            return (_attempt(start, target) for target in targets)
         import signal
         from concurrent.futures import ThreadPoolExecutor
         from .loop import STOP_SIGNALS
 
-        def blocked(spec):      # as the loop's slots: Ctrl-C and SIGTERM are the main thread's
+        def blocked(target):      # as the loop's slots: Ctrl-C and SIGTERM are the main thread's
             signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-            return _attempt(start, spec)
+            return _attempt(start, target)
         pool = ThreadPoolExecutor(max_workers=self.options.slots, thread_name_prefix="conform-open")
-        futures = [pool.submit(blocked, spec) for spec in specs]
+        futures = [pool.submit(blocked, target) for target in targets]
         try:
             return [f.result() for f in futures]
         except BaseException:       # Ctrl-C while workers start: none of them may outlive the run
@@ -97,18 +97,18 @@ class Opener:
         finally:
             pool.shutdown(wait=False)
 
-    def python_for(self, spec):
-        """The interpreter of `spec`'s worker (None in-process); InterpreterError if it cannot serve."""
+    def python_for(self, target):
+        """The interpreter of `target`'s worker (None in-process); InterpreterError if it cannot serve."""
         if self.options.in_process:
             return None
         from adapters.environments import interpreter_for
-        return interpreter_for(spec, dict(self.options.pythons), files=self._files)
+        return interpreter_for(target, dict(self.options.pythons), files=self._files)
 
 
-def _attempt(start, spec) -> tuple:
-    """(start(spec), None), or (None, the exception it raised)."""
+def _attempt(start, target) -> tuple:
+    """(start(target), None), or (None, the exception it raised)."""
     try:
-        return start(spec), None
+        return start(target), None
     except Exception as e:
         return None, e
 

@@ -100,7 +100,7 @@ class RunOptions:
 
     `adapters`: names or module:Class (empty: every available adapter).  `corpus`: a path (None: the shipped
     corpus).  `expectations_dir`: a folder the shipped adapters' files are read from; `expectations_files`:
-    {spec: file} (--expectations [SPEC=]FILE).  `pythons`: {name: interpreter} (--python).  `ops`: run only
+    {target: file} (--expectations [SPEC=]FILE).  `pythons`: {name: interpreter} (--python).  `ops`: run only
     these ops' cases (recorded in the header).  `layouts`: also run each adapter in every layout it declares.
     """
 

@@ -154,7 +154,7 @@ class PluginState:
         """The adapter targets under test (opened in their workers); a usage error says why one is not."""
         from .session import SessionError
         try:
-            return [h.spec for h in self.session.handles]
+            return [h.target for h in self.session.handles]
         except SessionError as e:
             raise pytest.UsageError(f"--adapter: {e}" + _available_text(self.pythons())) from None
 
@@ -288,7 +288,7 @@ class BackgroundRun:
 
     def __init__(self, session, planned):
         import threading
-        self._names = {h.spec: h.name for h in session.handles}
+        self._names = {h.target: h.name for h in session.handles}
         self._want = {(case.id, self._names.get(target)) for target, case in planned}
         cases, seen = [], set()
         for _, case in planned:
@@ -431,10 +431,10 @@ def _merge_parts(parts, results_path, state):
     records.sort(key=lambda r: (r["op"], r["case_id"], r["adapter"]))
     session = state.session
     # Every part's expectations matched only that part's divergences: match them all here.
-    session.expectations = {}
+    session.known = {}
     from .known_divergences import KnownDivergences
     for a in sorted({r["adapter"] for r in records}):      # the file the harness chose for the adapter's target
-        session.expectations[a] = KnownDivergences.load(session.expectations_file((adapters.get(a) or {}).get("spec", "")))
+        session.known[a] = KnownDivergences.load(session.expectations_file((adapters.get(a) or {}).get("spec", "")))
     session.unlisted_in(records)
     whole = _ran_whole_corpus(state, records)
     unmatched = session.unmatched_patterns() if whole else []

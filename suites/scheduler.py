@@ -72,8 +72,8 @@ class Entry:
 class Lane:
     """One adapter: its workers, the window's cases it still has to run, what it has done."""
 
-    def __init__(self, name: str, spec: str, total: int):
-        self.name, self.spec = name, spec
+    def __init__(self, name: str, target: str, total: int):
+        self.name, self.target = name, target
         self.members: list = []         # its workers (the loop's handles; never called here)
         self.idle: list = []
         self.starting = 0
@@ -136,20 +136,20 @@ class Task:
 class Scheduler:
     """Pending work per lane, which worker gets what next, workers added and removed.
 
-    `lanes`: (name, spec, first worker) per adapter, in the adapters' order.  `jobs`: the cores kept busy;
+    `lanes`: (name, target, first worker) per adapter, in the adapters' order.  `jobs`: the cores kept busy;
     `most`: the calls at once at most (jobs, or OVERSUBSCRIBE per core where every call has a process of its
-    own).  `total`: the cases each lane is expected to run.  `kept`: spec -> workers an earlier run left
+    own).  `total`: the cases each lane is expected to run.  `kept`: target -> workers an earlier run left
     that cost no start.  `loads`: lane name -> its measured load state from an earlier run (loads())."""
 
     def __init__(self, lanes: list, jobs: int, most: int, total: int = 0, kept: Optional[dict] = None,
                  loads: Optional[dict] = None):
         self.jobs, self.most = max(1, int(jobs)), max(1, int(most))
         self.lanes = {}
-        for name, spec, worker in lanes:
-            self.lanes[name] = Lane(name, spec, total)
+        for name, target, worker in lanes:
+            self.lanes[name] = Lane(name, target, total)
             self.add_worker(name, worker)
         self.order = list(self.lanes)
-        self.kept = {spec: n for spec, n in (kept or {}).items() if n}
+        self.kept = {target: n for target, n in (kept or {}).items() if n}
         for name, load in (loads or {}).items():
             if name in self.lanes:
                 self.lanes[name].carry(load)
@@ -198,7 +198,7 @@ class Scheduler:
         grow = None
         for ln in self.lanes.values():
             # a worker kept from an earlier run costs no start: the lane takes it while it has room
-            kept = self.kept.get(ln.spec) and ln.workers < self.most
+            kept = self.kept.get(ln.target) and ln.workers < self.most
             if ln.queue and (kept or ln.worth_another(self.most)) and self._fits(ln.weight) \
                     and (grow is None or ln.queue[0].index < grow.queue[0].index):
                 grow = ln
@@ -206,8 +206,8 @@ class Scheduler:
             return None
         # weighed as its calls: a start computes, but once per worker, and the workers are few
         grow.starting += 1
-        if self.kept.get(grow.spec):
-            self.kept[grow.spec] -= 1
+        if self.kept.get(grow.target):
+            self.kept[grow.target] -= 1
         return self._begin(grow, None)
 
     def finished(self, task: Task, verdict, failure: str = "", cost: float = 0.0, share: float = 1.0,

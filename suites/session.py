@@ -96,10 +96,10 @@ def default_specs() -> list:
 
 def adapter_meta(h, expectations=None, exclusions=None) -> dict:
     """What the results header records of one open adapter; `expectations`: the file the harness chose for
-    it (suites.expectations.file_record: path, sha256), or None; `exclusions`: its declared exclusions
-    (an Expectations of Adapter.excludes), recorded as {"line", "reason"}."""
+    it (suites.known_divergences.file_record: path, sha256), or None; `exclusions`: its declared exclusions
+    (a KnownDivergences of Adapter.excludes), recorded as {"line", "reason"}."""
     meta = {"name": h.name, "version": h.version, "execution": h.execution, "available": h.available,
-            "reason": h.reason, "spec": h.spec, "expectations": expectations,
+            "reason": h.reason, "spec": h.target, "expectations": expectations,
             "ops": list(getattr(h, "ops", ()))}
     meta["excludes"] = [{"line": p.text(), "reason": p.reason} for p in (exclusions.patterns if exclusions else ())]
     for k in ("python", "python_version", "numpy"):    # the interpreter the worker runs under, where the handle knows it
@@ -145,8 +145,8 @@ class RunSession:
         self.kinds = variants.kinds(options.layouts, options.construction_check)   # the kinds of variant compared
         self._source = None
         self.handle_sets: list = []
-        self.skipped: list = self.opener.skipped    # "spec: reason" of default-selected adapters that are unavailable
-        self.expectations: dict = {}
+        self.skipped: list = self.opener.skipped    # "target: reason" of default-selected adapters that are unavailable
+        self.known: dict = {}
         self.expectation_records: dict = {}    # adapter name -> file_record of its chosen file
         self.variants: dict = {}               # name -> suites.variants.Variant, both it and its base in this run
         self.exclusions: dict = {}             # adapter name -> its declared exclusions (Adapter.excludes)
@@ -155,7 +155,7 @@ class RunSession:
         self._cache_size = EXPECT_CACHE
         self._lock = threading.Lock()       # the loop's slots share the cache and the match counts
         self.loop = None            # the run loop of the last judged() (suites/loop.py)
-        self._spare = {}            # spec: workers a finished loop added, for the next (_more)
+        self._idle_workers = {}            # target: workers a finished loop added, for the next (_open_another)
         self._loads = {}            # lane name: its measured load, carried from one loop to the next
 
     # ---- the options the session reads (its drivers and the loop read them of it) -----------
@@ -188,18 +188,18 @@ class RunSession:
         from adapters.registry import AdapterError, resolve
         if (problem := compile_cache.writable_problem(os.environ)):
             raise SessionError(problem, EXIT_USAGE)
-        specs = self.specs or default_specs()
-        for spec in specs:          # names that resolve to nothing fail before any worker starts
+        targets = self.specs or default_specs()
+        for target in targets:          # names that resolve to nothing fail before any worker starts
             try:
-                resolve(spec)
+                resolve(target)
             except AdapterError as e:
                 raise SessionError(str(e), EXIT_ADAPTER) from None
-        unknown = sorted(set(self.pythons) - set(specs))
+        unknown = sorted(set(self.pythons) - set(targets))
         if unknown:
             raise SessionError(f"--python names {', '.join(unknown)}, which this run does not run "
-                               f"(adapters: {', '.join(specs)})", EXIT_USAGE)
+                               f"(adapters: {', '.join(targets)})", EXIT_USAGE)
         try:
-            first = self.opener.open_set(specs, select=True)
+            first = self.opener.open_set(targets, select=True)
             defaults = list(first)
             beside = variants.beside(defaults, self.kinds)     # each other way, then each layout
             if beside:
@@ -214,41 +214,41 @@ class RunSession:
                                EXIT_ADAPTER)
         if len(set(names)) != len(names):
             raise SessionError(f"adapters with the same name given twice: {names}", EXIT_USAGE)
-        from .known_divergences import KnownDivergences as Expectations, KnownDivergencesError as ExpectationsError, file_record
+        from .known_divergences import KnownDivergences, KnownDivergencesError, file_record
         loaded = {}     # one object per file: a construction variant shares its candidate's (and its match counts)
         try:
             for hs in self.handle_sets[:1]:
                 for h in hs:
-                    path = self.expectations_file(h.spec)
+                    path = self.expectations_file(h.target)
                     if path not in loaded:
-                        loaded[path] = Expectations.load(path)
-                    self.expectations[h.name] = loaded[path]
+                        loaded[path] = KnownDivergences.load(path)
+                    self.known[h.name] = loaded[path]
                     self.expectation_records[h.name] = file_record(path)
-        except (ExpectationsError, OSError) as e:
+        except (KnownDivergencesError, OSError) as e:
             raise SessionError(str(e), EXIT_BAD_INPUT) from None
         self.variants = variants.of_run(self.handle_sets[0], self.kinds)
         try:
             for h in self.handle_sets[0]:
-                self.exclusions[h.name] = Expectations.from_lines(getattr(h, "excludes", ()), f"{h.spec} excludes")
-        except ExpectationsError as e:
+                self.exclusions[h.name] = KnownDivergences.from_lines(getattr(h, "excludes", ()), f"{h.target} excludes")
+        except KnownDivergencesError as e:
             raise SessionError(f"adapter {e.path.split(' ')[0]}: a declared exclusion is malformed: {e}", EXIT_ADAPTER) from None
         return self
 
-    def expectations_file(self, spec) -> str:
-        """The expectations file the harness chooses for `spec` (suites.expectations.chosen_file)."""
+    def expectations_file(self, target) -> str:
+        """The expectations file the harness chooses for `target` (suites.known_divergences.chosen_file)."""
         from .known_divergences import chosen_file
-        return chosen_file(spec, self.options.expectations_dir, dict(self.options.expectations_files))
+        return chosen_file(target, self.options.expectations_dir, dict(self.options.expectations_files))
 
     @property
     def handles(self) -> list:
         """The first handle set: one open handle per selected adapter."""
         return self.open().handle_sets[0]
 
-    def handle(self, spec):
+    def handle(self, target):
         for h in self.handles:
-            if h.spec == spec:
+            if h.target == target:
                 return h
-        raise KeyError(spec)
+        raise KeyError(target)
 
     def adapters_meta(self) -> list:
         return [adapter_meta(h, self.expectation_records.get(h.name), self.exclusions.get(h.name))
@@ -257,10 +257,10 @@ class RunSession:
     def close(self):
         if self.loop is not None:
             self.loop.close()
-        for kept in self._spare.values():
+        for kept in self._idle_workers.values():
             for h in kept:
                 h.close()
-        self._spare = {}
+        self._idle_workers = {}
         for hs in self.handle_sets:
             for h in hs:
                 h.close()
@@ -327,7 +327,7 @@ class RunSession:
             else:
                 v.notes.append(f"declared exclusion: {reason}")    # reports.certify.EXCLUDED_NOTE counts these
         if v.divergent:
-            v.expected_divergence = self.expectations[v.adapter].match(
+            v.expected_divergence = self.known[v.adapter].match(
                 v.key(), v.evidence(), release=str(v.adapter_version).split(" ")[0])   # `@ <releases>` lines
         return v
 
@@ -352,8 +352,8 @@ class RunSession:
         expected, for progress and the scheduler's estimate of each adapter's work left."""
         from .loop import Loop
         handles = self.open().handle_sets[0]
-        loop = Loop(self, handles, self.jobs, self._more, total=total,
-                    kept={spec: len(hs) for spec, hs in self._spare.items()}, loads=self._loads)
+        loop = Loop(self, handles, self.jobs, self._open_another, total=total,
+                    kept={target: len(hs) for target, hs in self._idle_workers.items()}, loads=self._loads)
         self.loop = loop
         self._cache_size = max(EXPECT_CACHE, 2 * loop.window)     # a lane may lag the window behind
         ended = False
@@ -365,7 +365,7 @@ class RunSession:
             # the corpus (each look-ahead of an xdist worker is one): a run cut short closes them.
             for h in loop.release():
                 if ended:
-                    self._spare.setdefault(h.spec, []).append(h)
+                    self._idle_workers.setdefault(h.target, []).append(h)
                 else:
                     h.close()
             self._loads.update(loop.loads())
@@ -378,10 +378,10 @@ class RunSession:
         """(the loop's usage(), the slots it ran), or None before any loop ran."""
         return (self.loop.usage(), self.loop.jobs) if self.loop is not None else None
 
-    def _more(self, spec):
-        """Another worker of `spec`: one kept from an earlier run of this session, or a new one."""
-        kept = self._spare.get(spec)
-        return kept.pop() if kept else self.opener.open_set([spec], select=False)[0]
+    def _open_another(self, target):
+        """Another worker of `target`: one kept from an earlier run of this session, or a new one."""
+        kept = self._idle_workers.get(target)
+        return kept.pop() if kept else self.opener.open_set([target], select=False)[0]
 
     # ---- the end ------------------------------------------------------------------------------
     def end_record(self, run_id, counts=None) -> dict:
@@ -395,7 +395,7 @@ class RunSession:
         belongs to the file's adapter (a mode/ line: where the mode ran beside its twin)."""
         compared = {(v.owner, v.kind) for v in self.variants.values()}
         users: dict = {}            # one file's object -> the names of the adapters it lists for
-        for name, e in self.expectations.items():
+        for name, e in self.known.items():
             users.setdefault(id(e), (e, set()))[1].add(name)
         return [f"{p.where()} {p.glob}" for e, names in users.values() for p in e.unmatched()
                 if all(not p.glob.startswith(f"{k}/") or any((n, k) in compared for n in names) for k in variants.KINDS)]
@@ -406,7 +406,7 @@ class RunSession:
         if not self.variants:
             return []
         found = variants.compare(case, verdicts, self.variants,
-                          lambda var, key, evidence: self.expectations[var.owner].match(key, evidence, var.prefix))
+                          lambda var, key, evidence: self.known[var.owner].match(key, evidence, var.prefix))
         by_name = {v.adapter: v for v in verdicts}
         for d in found:
             v = by_name[d.variant.name]
@@ -422,7 +422,7 @@ class RunSession:
         n = 0
         for rec in records:
             if rec["record"] == "case" and rec["verdict"] in DIVERGENT and not (rec.get("layout") or {}).get("listed"):
-                e = self.expectations.get(rec["adapter"])
+                e = self.known.get(rec["adapter"])
                 if e is None or e.match(record_key(rec), record_evidence(rec)) is None:
                     n += 1
             if rec["record"] == "case" and variants.unlisted_record(rec):

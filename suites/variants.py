@@ -57,12 +57,12 @@ def kinds(layouts: bool, construction_check: bool) -> set:
 
 
 def beside(handles, kinds) -> list:
-    """The specs of the variants a run opens beside its adapters (anything with `spec`, `constructions`,
+    """The targets of the variants a run opens beside its adapters (anything with `target`, `constructions`,
     `layouts`): each other way an adapter builds inputs, then each layout it builds natively.  A mode is
-    no such spec: it runs where it is named, and is compared where its twin is named too."""
+    no such target: it runs where it is named, and is compared where its twin is named too."""
     ways = ([(h, way) for h in handles for way in h.constructions[1:]] if "construction" in kinds else []) + \
            ([(h, layout) for h in handles for layout in getattr(h, "layouts", ())] if "layout" in kinds else [])
-    return [f"{h.spec}@{way}" for h, way in ways]
+    return [f"{h.target}@{way}" for h, way in ways]
 
 
 def kind_of_way(way: str) -> str:
@@ -72,21 +72,21 @@ def kind_of_way(way: str) -> str:
 
 
 def of_run(handles, kinds) -> dict:
-    """{variant name: Variant} among the run's open adapters (anything with `spec` and `name`), for the
-    `kinds` this run compares.  Decided from the specs the harness was given, never from what a candidate
+    """{variant name: Variant} among the run's open adapters (anything with `target` and `name`), for the
+    `kinds` this run compares.  Decided from the targets the harness was given, never from what a candidate
     says of itself: a mode only for a shipped mode whose shipped twin (not a variant of it) runs too."""
     from adapters import registry
-    by_target = {h.spec: h.name for h in handles}
+    by_target = {h.target: h.name for h in handles}
     # a construction or layout variant (NAME@WAY) is never a mode's twin: the adapter itself is
-    eager = {registry.shipped_name(h.spec): h.name for h in handles
-             if registry.shipped_name(h.spec) and not registry.split_construction(h.spec)[1]}
+    eager = {registry.shipped_name(h.target): h.name for h in handles
+             if registry.shipped_name(h.target) and not registry.split_construction(h.target)[1]}
     out = {}
     for h in handles:
-        base_target, way = registry.split_construction(h.spec)
+        base_target, way = registry.split_construction(h.target)
         if way and base_target in by_target:
             v = Variant(kind_of_way(way), h.name, by_target[base_target], way)
-        elif registry.eager_twin(h.spec) in eager:
-            v = Variant("mode", h.name, eager[registry.eager_twin(h.spec)], h.name)
+        elif registry.eager_twin(h.target) in eager:
+            v = Variant("mode", h.name, eager[registry.eager_twin(h.target)], h.name)
         else:
             continue
         if v.kind in kinds:

@@ -72,12 +72,12 @@ def test_a_torch_subclass_keeping_the_name_torch_gets_no_torch_lines(tmp_path, c
     with RunSession(RunOptions(adapters=["misbehaving_adapters:KeepsTorchsName"], corpus=str(corpus))) as s:
         s.open()
         assert [h.name for h in s.handles] == ["torch"]
-        assert s.expectations["torch"].patterns == [] and s.adapters_meta()[0]["expectations"] is None
+        assert s.known["torch"].patterns == [] and s.adapters_meta()[0]["expectations"] is None
     with RunSession(RunOptions(adapters=["adapters.torch_adapter:TorchAdapter"], corpus=str(corpus))) as s:     # the shipped one, by spec
         s.open()
         shipped = os.path.join(DEFAULT_DIR, "torch.txt")
-        assert s.expectations["torch"].patterns and s.adapters_meta()[0]["expectations"] == {
-            "file": shipped, "sha256": file_sha256(shipped), "patterns": len(s.expectations["torch"].patterns)}
+        assert s.known["torch"].patterns and s.adapters_meta()[0]["expectations"] == {
+            "file": shipped, "sha256": file_sha256(shipped), "patterns": len(s.known["torch"].patterns)}
 
 
 def test_an_explicit_expectations_file_is_used_and_recorded(tmp_path, corpus):

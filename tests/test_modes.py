@@ -72,7 +72,7 @@ def test_an_unlisted_difference_from_the_eager_twin_fails_the_run_and_is_in_resu
 
 def test_a_listed_difference_passes_and_the_line_is_keyed_mode_op_verdicts_clauses_case(shipped_mode, corpus, tmp_path):
     lines = tmp_path / "compiled.txt"
-    # the two drifting cases are also value-mismatches against the spec: listed like any divergence
+    # the two drifting cases are also value-mismatches against the target: listed like any divergence
     lines.write_text("clip/value-mismatch/* :: test: the compiled path rounds one ulp up\n"
                      "mode/clip/pass/value-mismatch/*CL-FORMULA*/* ~ differ :: test: folds the bound otherwise\n")
     result = runner.run([EAGER, COMPILED], corpus=corpus, out_dir=str(tmp_path / "out"),
@@ -96,8 +96,8 @@ def test_without_its_twin_in_the_run_a_mode_is_not_gated_and_its_mode_lines_are_
 def test_refuses_a_candidate_choosing_its_twin_a_name_or_attribute_selects_no_gate(corpus, tmp_path):
     # CompiledDrift is not shipped here: its name, and an eager_twin it might declare, select nothing
     class Handle:
-        def __init__(self, spec, name):
-            self.spec, self.name = spec, name
+        def __init__(self, target, name):
+            self.target, self.name = target, name
     assert variants.of_run([Handle(EAGER, "jax"), Handle(COMPILED, "jax-jit")], variants.KINDS) == {}
     assert registry.eager_twin("bad_adapters:CompiledDrift") == "" and registry.eager_twin("jax-jit") == "jax"
     assert registry.eager_twin("jax-jit@from_numpy") == "", "a construction variant is no mode"
@@ -159,8 +159,8 @@ def test_a_construction_answering_another_open_value_is_a_difference_as_a_modes_
 
 def test_every_kind_of_variant_is_made_in_one_place_and_only_for_the_kinds_the_run_compares():
     class Handle:
-        def __init__(self, spec):
-            self.spec, self.name = spec, spec
+        def __init__(self, target):
+            self.target, self.name = target, target
     run = [Handle(s) for s in ("torch", "torch@from_numpy", "torch@strided", "torch-compile", "mindspore-graph")]
     got = variants.of_run(run, variants.KINDS)
     assert {n: (v.kind, v.base, v.way) for n, v in got.items()} == {

@@ -121,11 +121,11 @@ def test_an_explored_case_is_answered_by_the_oracle_once(monkeypatch):
     monkeypatch.setattr(oracle, "expect", counting)
     case = with_oracle_clauses(clip_case("explored"))
     with RunSession(RunOptions(adapters=["oracle"], in_process=True)) as session:
-        handle = session.handle(session.handles[0].spec)
+        handle = session.handle(session.handles[0].target)
         assert session.check(case, handle).verdict == "pass"
         assert len(seen) == 1, seen
     same = clip_case("explored")            # the same content, not the object with_oracle_clauses made
     with RunSession(RunOptions(adapters=["oracle"], in_process=True)) as session:
-        handle = session.handle(session.handles[0].spec)
+        handle = session.handle(session.handles[0].target)
         assert session.check(same, handle).verdict == "pass"
         assert len(seen) == 2 and seen[1] is same, seen
