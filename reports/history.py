@@ -115,12 +115,12 @@ def chart(a) -> str:
                      f'{html.escape(rel)}</text>')
     for k, op in enumerate(ops):
         colour = COLOURS[k % len(COLOURS)]
-        pts = [(x(i), y(ok / n)) for i, rel in enumerate(rels) if (n_ok := a["rates"].get((rel, op)))
-               for n, ok in [n_ok]]
+        # a release that answered no case of the op (it lacks the API: all not applicable) has no point
+        pts = [(x(i), y(ok / n), rel, n, ok) for i, rel in enumerate(rels)
+               if (n_ok := a["rates"].get((rel, op))) for n, ok in [n_ok]]
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
-                     f'points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in pts)}"/>')
-        for (px, py), rel in zip(pts, rels):
-            n, ok = a["rates"][(rel, op)]
+                     f'points="{" ".join(f"{px:.1f},{py:.1f}" for px, py, *_ in pts)}"/>')
+        for px, py, rel, n, ok in pts:
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"><title>{html.escape(op)} '
                          f'{html.escape(rel)}: {ok}/{n} conform</title></circle>')
         parts.append(f'<text x="{right}" y="{top + 14 * (k + 1)}" font-size="12" fill="{colour}">'
@@ -171,8 +171,10 @@ def _transition_table(ts) -> str:
 def write(analyses, out_dir) -> str:
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "history.html")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(render(analyses))
+    text = render(analyses)         # before the file is touched: a failure leaves the last report as it was
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
     return path
 
 

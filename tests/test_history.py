@@ -358,3 +358,15 @@ def test_verify_reads_a_release_line_for_the_certified_release(small):
         r["adapter_version"] = NEW
     check_listed_reasons(recs, str(f), result)
     assert result.differences, "a release line held for a release it does not name"
+
+
+def test_the_chart_leaves_out_a_release_that_answered_no_case_of_an_op():
+    """A release without an op's API (paddle 2.6.2 has no Tensor.set_) answers none of its cases: the op's
+    line skips that release, and the points of the others keep their own release."""
+    from reports.history import chart
+    a = {"adapter": "paddle", "releases": ["2.6.2", "3.0.0", "3.3.1"],
+         "rates": {("2.6.2", "clip"): (4, 4), ("3.0.0", "clip"): (4, 2), ("3.3.1", "clip"): (4, 1),
+                   ("3.0.0", "set_"): (2, 1), ("3.3.1", "set_"): (2, 2)}}
+    svg = chart(a)
+    assert svg.count("<circle") == 5
+    assert "set_ 3.0.0: 1/2 conform" in svg and "set_ 3.3.1: 2/2 conform" in svg and "set_ 2.6.2" not in svg
