@@ -130,7 +130,7 @@ def test_its_identity_is_measured_in_its_environment_and_names_its_frameworks(ru
     from adapters.identity import measure
     row = registry.SHIPPED[run.name]
     ident = measure(run.name, python=run.adapter["python"])
-    assert ident["class"] == row.target.rpartition(":")[2], ident
+    assert ident["class"] == row.class_path.rpartition(":")[2], ident
     assert set(ident["frameworks"]) == {"numpy", *row.frameworks}, ident["frameworks"]
     unmeasured = [k for k, v in ident["frameworks"].items() if not v]
     assert not unmeasured, f"{run.name}: no version measured for {unmeasured}: {ident['frameworks']}"

@@ -227,7 +227,7 @@ def test_mindspore_builds_each_layout_as_claimed_with_the_exact_values(ms_adapte
         p = L.plan(layout, a)
         if p is None:
             continue
-        t = ms_adapter.laid(p)      # refuses (LayoutError) a tensor mindspore does not report in the layout
+        t = ms_adapter.in_layout(p)      # refuses (LayoutError) a tensor mindspore does not report in the layout
         back = from_ms(t)
         assert (back.dtype, back.shape, back.tobytes()) == (a.dtype, a.shape, np.ascontiguousarray(a).tobytes())
         dense = L.contiguous_strides(a.shape)
@@ -244,7 +244,7 @@ def test_mindspore_builds_each_layout_as_claimed_with_the_exact_values(ms_adapte
 def test_a_mindspore_copy_is_refused_as_a_layout(ms_adapter):
     from adapters import layouts as L
     p = L.plan(L.STRIDED, np.arange(6, dtype=F32).reshape(2, 3))
-    t = ms_adapter.laid(p).contiguous()     # what a framework hands back if it copies the view
+    t = ms_adapter.in_layout(p).contiguous()     # what a framework hands back if it copies the view
     assert L.claim_problem(p, t.shape, t.stride(), t.storage_offset(), t.is_contiguous()).startswith("strided:")
 
 
