@@ -10,10 +10,10 @@ foreign file adds nothing.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import os
 import sqlite3
 import time
+from dataclasses import replace
 
 from contract.expectation import ERROR, UNSPECIFIED
 from contract.results import check_record, iter_records
